@@ -1,0 +1,115 @@
+"""Durable file writes: atomic replace, locked appends, advisory locks.
+
+Standard library only (used on every hook path).
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import LockTimeoutError
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` so readers see the old file or the new one.
+
+    Temp file in the same folder, fsync, rename, fsync the folder.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+@contextlib.contextmanager
+def file_lock(lock_path: Path, *, timeout: float = 10.0, shared: bool = False) -> Iterator[None]:
+    """Hold an fcntl lock on ``lock_path`` (created if needed).
+
+    Raises ``LockTimeoutError`` after ``timeout`` seconds; ``timeout=0`` tries once.
+    """
+    lock_path = Path(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    deadline = time.monotonic() + timeout
+    try:
+        delay = 0.005
+        while True:
+            try:
+                fcntl.flock(fd, kind | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise LockTimeoutError(f"timed out waiting for lock {lock_path}") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def locked_append(path: Path, text: str, *, timeout: float = 10.0) -> None:
+    """Append ``text`` to ``path`` under an exclusive lock, fsynced.
+
+    The lock sits on a sibling ``.<name>.lock`` file so an atomic rewrite of
+    ``path`` (which replaces the inode) and appends serialise on one lock.
+    """
+    path = Path(path)
+    with file_lock(path.with_name(f".{path.name}.lock"), timeout=timeout):
+        append_unlocked(path, text)
+
+
+def append_unlocked(path: Path, text: str) -> None:
+    """Append and fsync; the caller holds the file's lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab") as handle:
+        handle.write(text.encode("utf-8"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def file_lock_for(path: Path) -> Path:
+    """The lock file guarding edits of ``path`` (see ``locked_append``)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")

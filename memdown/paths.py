@@ -1,0 +1,168 @@
+"""Every path memdown uses is resolved here, and only here.
+
+Environment overrides (checked first):
+- ``MEMDOWN_DIR``: the memory root itself (normally ``<project>/.memdown``).
+- ``MEMDOWN_HOME``: the per-user data folder (embedding cache, transcript
+  archive, cross-repo ledger, model folder). Default ``$XDG_DATA_HOME/memdown``.
+- ``MEMDOWN_CONFIG``: the global config file. Default
+  ``$XDG_CONFIG_HOME/memdown/config.toml``.
+
+Standard library only: hooks import this on their fast path.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+MEMORY_DIR_NAME = ".memdown"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def project_root(start: Path | None = None) -> Path:
+    """Top of the *main* git worktree containing ``start``, else ``start``.
+
+    ``git rev-parse --git-common-dir`` points at the main repository's
+    ``.git`` from any linked worktree, so every worktree of a repository
+    shares one memory.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return here
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return here
+    common = Path(proc.stdout.strip())
+    if common.name == ".git":
+        return common.parent
+    # A bare repository or an unusual layout: fall back to the work tree top.
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True
+    )
+    return Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else here
+
+
+def memory_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
+    """The memory root: ``--dir`` > ``MEMDOWN_DIR`` > ``<project>/.memdown``."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = _env_path("MEMDOWN_DIR")
+    if env is not None:
+        return env.resolve()
+    return project_root(start) / MEMORY_DIR_NAME
+
+
+def memdown_home() -> Path:
+    env = _env_path("MEMDOWN_HOME")
+    if env is not None:
+        return env
+    xdg = _env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return xdg / "memdown"
+
+
+def global_config_file() -> Path:
+    env = _env_path("MEMDOWN_CONFIG")
+    if env is not None:
+        return env
+    xdg = _env_path("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return xdg / "memdown" / "config.toml"
+
+
+def claude_home() -> Path:
+    """``~/.claude`` (``CLAUDE_CONFIG_DIR`` overrides it, as in Claude Code)."""
+    return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
+
+
+# --- inside the memory root -------------------------------------------------
+
+def daily_dir(root: Path) -> Path:
+    return root / "memory"
+
+
+def daily_file(root: Path, day: str) -> Path:
+    """``day`` is ``YYYY-MM-DD``."""
+    return daily_dir(root) / f"{day}.md"
+
+
+def signals_dir(root: Path) -> Path:
+    return root / "signals"
+
+
+def index_dir(root: Path) -> Path:
+    return root / "index"
+
+
+def logs_dir(root: Path) -> Path:
+    return root / "logs"
+
+
+def state_dir(root: Path) -> Path:
+    """Gitignored machine-local state (hook bookkeeping, mining offsets)."""
+    return root / "state"
+
+
+def project_config_file(root: Path) -> Path:
+    return root / "config.toml"
+
+
+def lock_file(root: Path, name: str) -> Path:
+    return root / f".{name}.lock"
+
+
+def pid_file(root: Path) -> Path:
+    return root / ".watch.pid"
+
+
+def socket_path(root: Path) -> Path:
+    """A short Unix socket path for the root's daemon.
+
+    ``sun_path`` holds ~100 bytes, so deep projects cannot keep the socket
+    inside ``.memdown``: it lives in a private 0700 folder under
+    ``XDG_RUNTIME_DIR`` (or the temp dir), named by a hash of the root.
+    """
+    base = _env_path("XDG_RUNTIME_DIR") or Path(tempfile.gettempdir())
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return base / f"memdown-{os.getuid()}" / f"{digest}.sock"
+
+
+# --- in the user's data folder ---------------------------------------------
+
+def embedding_cache_file() -> Path:
+    return memdown_home() / "cache" / "embeddings.sqlite3"
+
+
+def models_dir() -> Path:
+    return memdown_home() / "models"
+
+
+def transcript_archive_dir() -> Path:
+    return memdown_home() / "transcripts"
+
+
+def ledger_file() -> Path:
+    return memdown_home() / "ledger.json"
+
+
+GITIGNORE_LINES = (
+    "index/",
+    "logs/",
+    "state/",
+    ".*.lock",
+    ".watch.pid",
+    "*.sock",
+    "*.tmp",
+    "backups/",
+)

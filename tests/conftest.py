@@ -1,0 +1,115 @@
+"""Shared fixtures: every test runs against its own memory root and home.
+
+``isolate_paths`` is autouse: no test can touch the real ~/.claude, the real
+memdown home or a real project. ``FakeEmbedder`` is the deterministic stand-in
+for unit tests; integration tests use the real packaged model.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DIR = REPO_ROOT.parent / "shared"
+SHARED_TRANSCRIPTS = SHARED_DIR / "transcripts"
+
+
+@pytest.fixture(autouse=True)
+def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("MEMDOWN_HOME", str(home / ".local" / "share" / "memdown"))
+    monkeypatch.setenv("MEMDOWN_CONFIG", str(home / ".config" / "memdown" / "config.toml"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("MEMDOWN_DIR", str(project / ".memdown"))
+    # Short runtime dir: Unix socket paths must stay under ~100 bytes.
+    runtime = Path("/tmp") / f"mdrt-{os.getpid()}-{hashlib.sha1(str(tmp_path).encode()).hexdigest()[:8]}"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("LANCEDB_LOG", "error")
+    for name in list(os.environ):
+        if name.startswith("MEMDOWN_") and name not in (
+            "MEMDOWN_HOME", "MEMDOWN_CONFIG", "MEMDOWN_DIR"
+        ):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(project)
+    return project
+
+
+@pytest.fixture
+def memory_root(isolate_paths: Path) -> Path:
+    return isolate_paths / ".memdown"
+
+
+@pytest.fixture
+def shared_transcripts() -> Path:
+    if not SHARED_TRANSCRIPTS.is_dir():
+        pytest.skip("../shared/transcripts is absent")
+    return SHARED_TRANSCRIPTS
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class FakeEmbedder:
+    """Deterministic bag-of-words hashing embedder (unit tests only).
+
+    Texts sharing words get similar vectors, so ranking tests are meaningful
+    without loading a model.
+    """
+
+    model_id = "fake/hashing-64"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return [self._one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._one(text)
+
+    @property
+    def embedded_count(self) -> int:
+        return sum(len(c) for c in self.calls)
+
+    def _one(self, text: str) -> list[float]:
+        vec = [0.0] * self.dim
+        for word in _WORD.findall(text.lower()):
+            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+            vec[h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+        return [x / norm for x in vec]
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+def run_memdown(*args: str, input: str | None = None, env: dict | None = None, timeout: float = 120):
+    """Run the real CLI in a subprocess (same interpreter)."""
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "memdown", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
