@@ -40,7 +40,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "k": 8,
         "mode": "hybrid",
         "fusion_depth": 10,  # RRF over the top N of each retriever
-        "widen_lines": 0,
     },
     "index": {
         "optimize_every": 50,  # compact after this many file merges

@@ -1,0 +1,45 @@
+"""What the full-text index reads for a chunk.
+
+LanceDB's ``simple`` tokenizer splits on punctuation, so ``snake_case`` and
+paths already become words; camelCase does not, so its parts are appended
+(``OrderService`` also yields ``order service``). The heading path is
+included so dates and session times are searchable.
+"""
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
+
+# The FTS index settings; part of the index identity (a change rebuilds it).
+FTS_OPTIONS: dict = {
+    "base_tokenizer": "simple",
+    "language": "English",
+    "stem": True,
+    "remove_stop_words": True,
+    "lower_case": True,
+    "ascii_folding": True,
+    "with_position": False,
+    "max_token_length": 40,
+}
+FTS_VERSION = "v1"
+
+
+def fts_config_id() -> str:
+    return FTS_VERSION + ":" + ",".join(f"{k}={v}" for k, v in sorted(FTS_OPTIONS.items()))
+
+
+def camel_parts(text: str) -> list[str]:
+    words: list[str] = []
+    for match in _CAMEL.finditer(text):
+        parts = _PARTS.findall(match.group(0))
+        if len(parts) > 1:
+            words.append(" ".join(p.lower() for p in parts))
+    return words
+
+
+def fts_text(heading: str, text: str) -> str:
+    extra = camel_parts(text)
+    tail = ("\n" + " ".join(dict.fromkeys(extra))) if extra else ""
+    return f"{heading}\n{text}{tail}"

@@ -1,0 +1,1 @@
+"""Services: the operations the CLI, the hooks and the daemon share."""

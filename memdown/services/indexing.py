@@ -1,0 +1,314 @@
+"""Keeping the index in step with the markdown.
+
+Incremental by default: a file whose size and mtime (then sha256) are
+unchanged is skipped; a changed file is re-chunked and written in one merge;
+vectors come from the existing rows, then the embedding cache, and only then
+from the model. A missing, corrupted or incompatible index is rebuilt from
+the markdown, which indexing never modifies.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..config import Config
+from ..errors import IndexUnavailableError, InputFileError, NotInitializedError
+from ..fsutil import file_lock
+from ..index.cache import CachedEmbedder
+from ..index.embedder import Embedder
+from ..index.table import ChunkTable, FileRecord
+from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
+from ..store.chunker import Chunk, ChunkOptions, chunk_markdown
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
+
+ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
+EMBED_BATCH = 128  # texts per progress step; the model batches inside
+
+
+@dataclass
+class IndexReport:
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_total: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    rebuilt: bool = False
+    rebuild_reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Pending:
+    source: str
+    record: FileRecord
+    chunks: list[Chunk]
+    old_rows: dict[str, dict[str, Any]]
+
+
+def chunk_options(config: Config) -> ChunkOptions:
+    return ChunkOptions(
+        max_chars=config["chunking.max_chars"],
+        context_chars=config["chunking.context_chars"],
+        heading_context=config["chunking.heading_context"],
+    )
+
+
+def index_identity(embedder: Embedder, config: Config) -> str:
+    """Everything that changes what rows contain; a change forces a rebuild."""
+    options = chunk_options(config)
+    return f"{fts_config_id()}|chunk:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
+
+
+def require_root(root: Path) -> None:
+    if not root.is_dir():
+        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
+
+
+class Indexer:
+    def __init__(self, root: Path, config: Config, embedder: CachedEmbedder) -> None:
+        self.root = Path(root)
+        self.config = config
+        self.embedder = embedder
+        self.table = ChunkTable(paths.index_dir(self.root))
+        self.max_bytes = int(config["index.max_file_mb"] * 1_000_000)
+
+    # --- opening ----------------------------------------------------------
+    def open_table(self, report: IndexReport | None = None, *, rebuild: bool = False) -> bool:
+        """Open the index, or create it empty when missing/damaged/incompatible.
+
+        Returns True when the index was (re)created and needs a full pass.
+        """
+        if not rebuild:
+            try:
+                self.table.open()
+                assert self.table.meta is not None
+                if self.table.meta.model_id != self.embedder.model_id:
+                    reason = f"embedding model changed ({self.table.meta.model_id} → {self.embedder.model_id})"
+                elif self.table.meta.fts_config != index_identity(self.embedder, self.config):
+                    reason = "chunking or full-text settings changed"
+                else:
+                    return False
+            except IndexUnavailableError as exc:
+                reason = str(exc)
+        else:
+            reason = "rebuild requested"
+        if report is not None:
+            report.rebuilt = True
+            report.rebuild_reason = reason
+        dim = self.embedder.dim or len(self.embedder.embed_query("dimension probe"))
+        self.table.create(self.embedder.model_id, dim, index_identity(self.embedder, self.config))
+        return True
+
+    # --- the pass ---------------------------------------------------------
+    def run(
+        self,
+        targets: Iterable[Path] | None = None,
+        *,
+        rebuild: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> IndexReport:
+        require_root(self.root)
+        started = time.perf_counter()
+        report = IndexReport()
+        embedded_before = self.embedder.embedded
+        with file_lock(paths.lock_file(self.root, "index"), timeout=120):
+            fresh = self.open_table(report, rebuild=rebuild)
+            explicit = targets is not None and not fresh
+            files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root))
+            pending = self._collect(files, report, explicit=explicit, fresh=fresh)
+            if not explicit:
+                self._remove_deleted({source_of(self.root, f) for f in files}, report)
+            self._embed(pending, progress)
+            self._write(pending, report, bulk=fresh)
+            self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
+            self.table.save_sidecars()
+        report.embedded = self.embedder.embedded - embedded_before
+        report.chunks_total = sum(r.chunks for r in self.table.files.values())
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    def _resolve_targets(self, targets: Iterable[Path]) -> list[Path]:
+        files: list[Path] = []
+        root = self.root.resolve()
+        for target in targets:
+            target = Path(target).resolve()
+            if not (target == root or root in target.parents):
+                raise InputFileError(f"{target} is outside the memory root {root}")
+            if target.is_dir():
+                files.extend(iter_markdown_files(target) if target != root else iter_markdown_files(root))
+            elif target.exists():
+                files.append(target)
+            else:
+                # A deleted file named explicitly: drop its chunks.
+                self.table.files.setdefault(source_of(root, target), FileRecord(0, 0, "", 0))
+                files.append(target)
+        return files
+
+    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> list[_Pending]:
+        pending: list[_Pending] = []
+        options = chunk_options(self.config)
+        for path in files:
+            source = source_of(self.root, path)
+            known = self.table.files.get(source)
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                if known is not None:
+                    self._drop_source(source, report)
+                continue
+            if known and not fresh and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+                report.files_unchanged += 1
+                continue
+            try:
+                mfile = read_memory_file(self.root, path, max_bytes=self.max_bytes)
+            except UnreadableFile as exc:
+                report.skipped.append({"source": source, "reason": str(exc)})
+                if known is not None:  # keep nothing stale for a file we can no longer read
+                    self._drop_source(source, report)
+                continue
+            report.warnings.extend(f"{source}: {w}" for w in mfile.warnings)
+            digest = hashlib.sha256(mfile.raw_bytes).hexdigest()
+            if known and not fresh and known.sha256 == digest:
+                known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
+                report.files_unchanged += 1
+                continue
+            chunks = chunk_markdown(source, mfile.text, options)
+            old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
+            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks))
+            pending.append(_Pending(source, record, chunks, old_rows))
+        return pending
+
+    def _embed(self, pending: list[_Pending], progress: ProgressCallback | None) -> None:
+        """Fill vectors: reuse unchanged rows, then cache, then the model."""
+        todo: list[Chunk] = []
+        for item in pending:
+            for chunk in item.chunks:
+                old = item.old_rows.get(chunk.id)
+                if old is not None and old.get("embed_hash") == chunk.embed_hash:
+                    chunk.vector = old["vector"]
+                else:
+                    todo.append(chunk)
+        total = len(todo)
+        for start in range(0, total, EMBED_BATCH):
+            batch = todo[start : start + EMBED_BATCH]
+            for chunk, vector in zip(batch, self.embedder.embed([c.embed_text for c in batch])):
+                chunk.vector = vector
+            if progress:
+                progress("embedding", min(start + EMBED_BATCH, total), total)
+
+    def _write(self, pending: list[_Pending], report: IndexReport, *, bulk: bool) -> None:
+        if bulk:
+            rows = [_row(c) for item in pending for c in item.chunks]
+            for start in range(0, len(rows), 5000):
+                self.table.table.add(rows[start : start + 5000])
+            for item in pending:
+                self.table.files[item.source] = item.record
+                report.chunks_added += len(item.chunks)
+                report.files_indexed += 1
+            if rows:
+                self.table.ensure_indexes(FTS_OPTIONS)
+            self.table.save_sidecars()
+            return
+        for item in pending:
+            new_ids = {c.id for c in item.chunks}
+            unchanged = set(item.old_rows) == new_ids and all(
+                _same_row(item.old_rows[c.id], c) for c in item.chunks
+            )
+            if not unchanged:
+                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+                self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
+            report.chunks_added += len(new_ids - set(item.old_rows))
+            report.chunks_removed += len(set(item.old_rows) - new_ids)
+            report.files_indexed += 1
+            self.table.files[item.source] = item.record
+            self.table.save_sidecars()  # after every file: a crash loses at most one file's bookkeeping
+        self._maybe_optimize()
+
+    def _maybe_optimize(self) -> None:
+        meta = self.table.meta
+        assert meta is not None
+        if self.table.count():
+            self.table.ensure_indexes(FTS_OPTIONS)
+        if meta.merges_since_optimize >= self.config["index.optimize_every"]:
+            self.table.optimize()
+
+    def _remove_deleted(self, present: set[str], report: IndexReport) -> None:
+        for source in sorted(set(self.table.files) - present):
+            self._drop_source(source, report)
+
+    def _drop_source(self, source: str, report: IndexReport) -> None:
+        record = self.table.files.pop(source, None)
+        self.table.replace_source(source, [])
+        report.chunks_removed += record.chunks if record else 0
+        report.files_removed += 1
+        self.table.save_sidecars()
+
+
+def _row(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "id": chunk.id,
+        "source": chunk.source,
+        "kind": chunk.kind,
+        "heading": chunk.heading,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "section_start": chunk.section_start,
+        "section_end": chunk.section_end,
+        "date": chunk.date,
+        "session": chunk.session,
+        "turn": chunk.turn,
+        "transcript": chunk.transcript,
+        "text": chunk.text,
+        "fts_text": fts_text(chunk.heading, chunk.text),
+        "embed_hash": chunk.embed_hash,
+        "vector": list(chunk.vector or []),
+    }
+
+
+def _same_row(old: dict[str, Any], chunk: Chunk) -> bool:
+    return (
+        old.get("embed_hash") == chunk.embed_hash
+        and old.get("start_line") == chunk.start_line
+        and old.get("end_line") == chunk.end_line
+        and old.get("section_start") == chunk.section_start
+        and old.get("section_end") == chunk.section_end
+        and (old.get("session"), old.get("turn"), old.get("transcript"))
+        == (chunk.session, chunk.turn, chunk.transcript)
+    )
+
+
+def changed_sources(root: Path) -> bool:
+    """Cheap check (stat only) whether any markdown differs from the index's record."""
+    table = ChunkTable(paths.index_dir(root))
+    try:
+        import json
+
+        files = json.loads(table.files_path.read_text())
+    except (OSError, ValueError):
+        return True
+    seen = 0
+    for path in iter_markdown_files(root):
+        seen += 1
+        rec = files.get(source_of(root, path))
+        if rec is None:
+            return True
+        try:
+            st = path.stat()
+        except OSError:
+            return True
+        if st.st_size != rec["size"] or st.st_mtime_ns != rec["mtime_ns"]:
+            return True
+    return seen != len(files)

@@ -1,0 +1,165 @@
+"""Search over the index: hybrid (RRF via LanceDB), vector-only or text-only,
+with safe filters, plus multi-concept AND search."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import UsageError
+from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
+from ..store.kinds import KINDS
+
+MODES = ("hybrid", "vector", "text")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass
+class SearchOptions:
+    k: int = 8
+    kind: str | None = None
+    since: str | None = None
+    until: str | None = None
+    source: str | None = None  # a glob over paths relative to the memory root
+    mode: str = "hybrid"
+    fusion_depth: int = 10
+
+    def validate(self) -> None:
+        if self.k < 1 or self.k > 1000:
+            raise UsageError("-k must be between 1 and 1000")
+        if self.mode not in MODES:
+            raise UsageError(f"unknown mode {self.mode!r} (choose from {', '.join(MODES)})")
+        if self.kind is not None and self.kind not in KINDS:
+            raise UsageError(f"unknown kind {self.kind!r} (choose from {', '.join(KINDS)})")
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None and not _DATE.match(value):
+                raise UsageError(f"--{name} takes a date as YYYY-MM-DD, not {value!r}")
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float
+    kind: str
+    source: str
+    start_line: int
+    end_line: int
+    heading: str
+    date: str
+    session: str
+    turn: str
+    transcript: str
+    text: str
+    section_start: int = 0
+    section_end: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ConceptMatch:
+    """One session (or file) where every concept matched."""
+
+    group: str
+    score: float
+    hits: list[Hit] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "score": self.score, "hits": [h.to_dict() for h in self.hits]}
+
+
+def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
+    clauses: list[str] = []
+    if options.kind:
+        clauses.append(f"kind = {sql_literal(options.kind)}")
+    if options.since:
+        clauses.append(f"date >= {sql_literal(options.since)}")
+    if options.until:
+        clauses.append(f"date <= {sql_literal(options.until)}")
+    if options.source:
+        # Globs are matched here, against the sources we know, and passed to
+        # LanceDB as quoted literals: no user text is ever spliced into SQL.
+        matched = sorted(s for s in table.files if fnmatch.fnmatchcase(s, options.source))
+        if not matched:
+            return "FALSE"
+        clauses.append("source IN (" + ", ".join(sql_literal(s) for s in matched) + ")")
+    return " AND ".join(clauses) or None
+
+
+def _to_hit(row: dict[str, Any], mode: str) -> Hit:
+    if mode == "hybrid":
+        score = float(row.get("_relevance_score", 0.0))
+    elif mode == "vector":
+        score = 1.0 - float(row.get("_distance", 1.0)) / 2.0  # cosine distance → similarity in [0, 1]
+    else:
+        score = float(row.get("_score", 0.0))
+    return Hit(
+        id=row["id"],
+        score=round(score, 6),
+        **{name: row[name] for name in RESULT_COLUMNS if name not in ("id",)},
+    )
+
+
+def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions) -> list[Hit]:
+    """Run one query against an open table."""
+    query = query.strip()
+    if not query:
+        raise UsageError("the search query is empty")
+    options.validate()
+    where = build_where(table, options)
+    if where == "FALSE" or table.count() == 0:
+        return []
+    fetch = max(options.k, options.fusion_depth)
+    tbl = table.table
+    if options.mode == "text":
+        builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
+    elif options.mode == "vector":
+        builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+    else:
+        from lancedb.rerankers import RRFReranker
+
+        builder = (
+            tbl.search(query_type="hybrid", fts_columns="fts_text")
+            .vector(embedder.embed_query(query))
+            .text(query)
+            .distance_type("cosine")
+            .rerank(RRFReranker())
+        )
+    if where:
+        builder = builder.where(where, prefilter=True)
+    rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
+    return [_to_hit(r, options.mode) for r in rows[: options.k]]
+
+
+def concept_search(table: ChunkTable, embedder, concepts: list[str], options: SearchOptions) -> list[ConceptMatch]:
+    """Sessions (or files, for entries without a session) where every concept matches.
+
+    Each concept is searched deeply; groups missing any concept are dropped;
+    the rest rank by the mean of each concept's best score.
+    """
+    concepts = [c.strip() for c in concepts if c.strip()]
+    if len(concepts) < 2:
+        raise UsageError("multi-concept search needs at least two --concept values")
+    deep = SearchOptions(**{**asdict(options), "k": max(50, options.k * 5)})
+    per_concept: list[dict[str, Hit]] = []
+    for concept in concepts:
+        best: dict[str, Hit] = {}
+        for hit in search_table(table, embedder, concept, deep):
+            group = f"session:{hit.session}" if hit.session else f"file:{hit.source}"
+            if group not in best or hit.score > best[group].score:
+                best[group] = hit
+        per_concept.append(best)
+    common = set(per_concept[0]).intersection(*per_concept[1:])
+    matches = [
+        ConceptMatch(
+            group=group,
+            score=round(sum(pc[group].score for pc in per_concept) / len(per_concept), 6),
+            hits=[pc[group] for pc in per_concept],
+        )
+        for group in common
+    ]
+    matches.sort(key=lambda m: (-m.score, m.group))
+    return matches[: options.k]

@@ -1,0 +1,1 @@
+"""The markdown store: reading memory files, chunking, anchors, kinds, daily logs."""

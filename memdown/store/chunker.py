@@ -1,0 +1,256 @@
+"""Markdown → chunks, with markdown-it-py for structure (never regex).
+
+A chunk is a heading section, or a piece of a long section split on block
+boundaries (paragraphs, list items, fences). Chunk ids are content-addressed
+(source, heading path, text, ordinal), so shifting line numbers changes no id
+and appending a section adds exactly its own chunks.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import frontmatter
+from markdown_it import MarkdownIt
+
+from .anchors import Anchor, parse_anchor, strip_anchors
+from .kinds import kind_for
+
+HEADING_SEPARATOR = " > "
+_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_md = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@dataclass
+class Chunk:
+    id: str
+    source: str
+    kind: str
+    heading: str  # heading path, e.g. "2026-03-14 > Session 14:30 > 14:35"
+    start_line: int  # 1-based, inclusive, in the file as it is on disk
+    end_line: int
+    section_start: int
+    section_end: int
+    date: str
+    session: str
+    turn: str
+    transcript: str
+    text: str  # what search shows and full-text search reads (anchors stripped)
+    embed_text: str  # what the model reads: heading context + neighbours + text
+    vector: list[float] | None = None  # filled by the indexer
+
+    @property
+    def embed_hash(self) -> str:
+        return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ChunkOptions:
+    max_chars: int = 900
+    context_chars: int = 160
+    heading_context: bool = True
+
+
+@dataclass
+class _Block:
+    start: int  # 0-based line in the body
+    end: int  # exclusive
+
+
+@dataclass
+class Section:
+    path: list[str]
+    start: int  # 0-based body line of the heading (or 0 for the preamble)
+    end: int  # exclusive
+    blocks: list[_Block] = field(default_factory=list)
+
+
+@dataclass
+class ParsedFile:
+    metadata: dict[str, Any]
+    body_offset: int  # lines of frontmatter before the body
+    lines: list[str]  # body lines
+    sections: list[Section]
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
+    """(metadata, body, number of lines before the body)."""
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if handler is None:
+        return {}, text, 0
+    try:
+        fm, body = handler.split(text)
+    except ValueError:
+        return {}, text, 0
+    try:
+        loaded = handler.load(fm)
+        metadata = loaded if isinstance(loaded, dict) else {}
+    except Exception:  # malformed YAML is the user's to fix; the body still indexes
+        metadata = {}
+    offset = text[: len(text) - len(body)].count("\n")
+    return metadata, body, offset
+
+
+def parse_markdown(text: str) -> ParsedFile:
+    metadata, body, offset = split_frontmatter(text)
+    lines = body.split("\n")
+    tokens = _md.parse(body)
+    sections: list[Section] = [Section(path=[], start=0, end=len(lines))]
+    stack: list[tuple[int, str]] = []  # (level, title)
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open" and tok.level == 0:
+            level = int(tok.tag[1])
+            title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            start = tok.map[0] if tok.map else 0
+            sections[-1].end = start
+            sections.append(Section(path=[t for _, t in stack], start=start, end=len(lines)))
+            i += 3  # heading_open, inline, heading_close
+            continue
+        if tok.level == 0 and tok.map and tok.nesting >= 0:
+            if tok.type in ("bullet_list_open", "ordered_list_open"):
+                # Split long lists on item boundaries: collect the top-level items.
+                depth = 0
+                j = i
+                while j < len(tokens):
+                    t = tokens[j]
+                    if t.type == "list_item_open" and t.level == tok.level + 1 and t.map:
+                        sections[-1].blocks.append(_Block(t.map[0], t.map[1]))
+                    depth += t.nesting
+                    j += 1
+                    if depth == 0:
+                        break
+                i = j
+                continue
+            sections[-1].blocks.append(_Block(tok.map[0], tok.map[1]))
+        i += 1
+    return ParsedFile(metadata=metadata, body_offset=offset, lines=lines, sections=sections)
+
+
+def _block_text(lines: list[str], start: int, end: int) -> str:
+    return "\n".join(lines[start:end]).strip("\n")
+
+
+def _split_oversized(lines: list[str], block: _Block, max_chars: int) -> list[_Block]:
+    """A single block longer than the limit is cut on line boundaries."""
+    pieces: list[_Block] = []
+    start = block.start
+    size = 0
+    for n in range(block.start, block.end):
+        add = len(lines[n]) + 1
+        if size and size + add > max_chars:
+            pieces.append(_Block(start, n))
+            start, size = n, 0
+        size += add
+    pieces.append(_Block(start, block.end))
+    return pieces
+
+
+def _group_blocks(lines: list[str], blocks: list[_Block], max_chars: int) -> list[_Block]:
+    groups: list[_Block] = []
+    current: _Block | None = None
+    size = 0
+    for block in blocks:
+        text = strip_anchors(_block_text(lines, block.start, block.end)).strip()
+        if not text:
+            continue
+        for piece in (_split_oversized(lines, block, max_chars) if len(text) > max_chars else [block]):
+            piece_len = block_len = len(_block_text(lines, piece.start, piece.end))
+            if current is not None and size + block_len > max_chars:
+                groups.append(current)
+                current = None
+            if current is None:
+                current, size = _Block(piece.start, piece.end), piece_len
+            else:
+                current.end = piece.end
+                size += piece_len
+    if current is not None:
+        groups.append(current)
+    return groups
+
+
+def file_date(source: str, metadata: dict[str, Any]) -> str:
+    match = _DATE_RE.search(source.rsplit("/", 1)[-1])
+    if match:
+        return match.group(1)
+    value = metadata.get("date")
+    if value:
+        found = _DATE_RE.search(str(value))
+        if found:
+            return found.group(1)
+    return ""
+
+
+def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) -> list[Chunk]:
+    """All chunks of one file; ``source`` is its path relative to the memory root."""
+    options = options or ChunkOptions()
+    parsed = parse_markdown(text)
+    lines, offset = parsed.lines, parsed.body_offset
+    kind = kind_for(source)
+    date = file_date(source, parsed.metadata)
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for section in parsed.sections:
+        groups = _group_blocks(lines, section.blocks, options.max_chars)
+        if not groups:
+            continue  # a heading with no body text of its own
+        section_raw = _block_text(lines, section.start, section.end)
+        anchor = parse_anchor(section_raw) or Anchor()
+        heading = HEADING_SEPARATOR.join(section.path)
+        texts = [strip_anchors(_block_text(lines, g.start, g.end)).strip() for g in groups]
+        for n, (group, body) in enumerate(zip(groups, texts)):
+            key = f"{source}\x00{heading}\x00{body}"
+            ordinal = seen.get(key, 0)
+            seen[key] = ordinal + 1
+            chunk_id = hashlib.sha256(f"{key}\x00{ordinal}".encode("utf-8")).hexdigest()[:20]
+            chunks.append(
+                Chunk(
+                    id=chunk_id,
+                    source=source,
+                    kind=kind,
+                    heading=heading,
+                    start_line=group.start + offset + 1,
+                    end_line=group.end + offset,
+                    section_start=section.start + offset + 1,
+                    section_end=max(section.start + 1, _last_nonblank(lines, section.start, section.end)) + offset,
+                    date=date,
+                    session=anchor.session,
+                    turn=anchor.turn,
+                    transcript=anchor.transcript,
+                    text=body,
+                    embed_text=_embed_text(heading, texts, n, options),
+                )
+            )
+    return chunks
+
+
+def _last_nonblank(lines: list[str], start: int, end: int) -> int:
+    """1-based number of the last non-blank line in [start, end)."""
+    for n in range(end - 1, start - 1, -1):
+        if lines[n].strip():
+            return n + 1
+    return start + 1
+
+
+def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions) -> str:
+    """Heading path, then the chunk, with a little of its section neighbours.
+
+    Neighbours come only from the same section, so an edit elsewhere in the
+    file never changes what this chunk embeds.
+    """
+    parts: list[str] = []
+    if options.heading_context and heading:
+        parts.append(heading)
+    ctx = options.context_chars
+    if ctx and n > 0:
+        parts.append("… " + texts[n - 1][-ctx:])
+    parts.append(texts[n])
+    if ctx and n + 1 < len(texts):
+        parts.append(texts[n + 1][:ctx] + " …")
+    return "\n".join(parts)

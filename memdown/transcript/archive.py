@@ -1,0 +1,234 @@
+"""The transcript archive and transcript lookup.
+
+Claude Code deletes transcripts after 30 days; memdown keeps a gzip copy of
+every session it sees in ``paths.transcript_archive_dir()`` (a private 0700
+folder) so drill-down links in memory keep working.
+
+Layout::
+
+    <archive>/<session_id>.jsonl.gz
+    <archive>/<session_id>/subagents/.../agent-<id>.jsonl.gz   (native 2.1.x layout)
+    <archive>/<session_id>/agent-<id>.jsonl.gz                 (2.0.x sibling files)
+
+Up-to-date check without a sidecar: the archive file's mtime is set to the
+source's mtime, and gzip's trailer stores the uncompressed size (mod 2**32),
+so "same mtime and same size" means nothing changed.
+
+Standard library only: the SessionEnd hook archives on its fast path.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import re
+import struct
+from pathlib import Path
+
+from .. import paths
+from ..errors import AmbiguousIdError, InputFileError, NotFoundError, UsageError
+from ..fsutil import atomic_write_bytes
+from .parser import _first_session_id, _subagent_files, session_stem
+
+__all__ = ["portable_path", "resolve_portable", "archive_transcript", "find_transcript"]
+
+_FILE_MODE = 0o600
+_DIR_MODE = 0o700
+_MIN_PREFIX = 8
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def portable_path(path: Path) -> str:
+    """``~/…`` when ``path`` is under the home directory, else the absolute path.
+
+    Memory files are committed to git: a path stored there must not leak the
+    user's home directory or user name. ``Path.home()`` is read at call time.
+    """
+    candidate = Path(os.path.abspath(Path(path).expanduser()))
+    home = Path(os.path.abspath(Path.home()))
+    pairs = [(candidate, home)]
+    with contextlib.suppress(OSError, RuntimeError):
+        # A symlinked home (/home -> /usr/home) must still be recognised.
+        pairs.append((candidate.resolve(), home.resolve()))
+    for cand, base in pairs:
+        try:
+            rel = cand.relative_to(base)
+        except ValueError:
+            continue
+        text = rel.as_posix()
+        return "~" if text in ("", ".") else f"~/{text}"
+    return str(candidate)
+
+
+def resolve_portable(text: str) -> Path:
+    """Inverse of ``portable_path``: expand a leading ``~``."""
+    return Path(str(text).strip()).expanduser()
+
+
+# --- archiving ------------------------------------------------------------------
+
+
+def _private_dir(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+    # mkdir's mode is filtered by the umask; make it exactly 0700.
+    if directory.stat().st_mode & 0o777 != _DIR_MODE:
+        os.chmod(directory, _DIR_MODE)
+
+
+def _gzip_size(path: Path) -> int | None:
+    """Uncompressed size mod 2**32 from the gzip trailer (ISIZE), None if unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(-4, os.SEEK_END)
+            return struct.unpack("<I", handle.read(4))[0]
+    except (OSError, struct.error):
+        return None
+
+
+def _up_to_date(source: os.stat_result, dest: Path) -> bool:
+    try:
+        stored = dest.stat()
+    except OSError:
+        return False
+    return (
+        stored.st_mtime_ns == source.st_mtime_ns
+        and _gzip_size(dest) == source.st_size % (1 << 32)
+    )
+
+
+def _copy_one(src: Path, dest: Path) -> bool:
+    """Gzip ``src`` into ``dest`` unless unchanged. False when ``src`` vanished."""
+    try:
+        before = src.stat()
+    except OSError:
+        return False
+    if _up_to_date(before, dest):
+        return True
+    try:
+        with open(src, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive)
+        with contextlib.suppress(OSError, EOFError, gzip.BadGzipFile):
+            data = gzip.decompress(data)
+    # mtime=0 keeps the output deterministic; our freshness stamp is the file mtime.
+    try:
+        atomic_write_bytes(dest, gzip.compress(data, compresslevel=6, mtime=0), mode=_FILE_MODE)
+    except OSError as exc:
+        raise InputFileError(f"cannot write archive {portable_path(dest)}: {exc.strerror or exc}") from None
+    with contextlib.suppress(OSError):
+        os.utime(dest, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return True
+
+
+def _safe_id(session_id: str) -> str:
+    """A session id usable as a file name (ids are uuids; never trust them blindly)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", session_id.strip()).lstrip(".")
+    if not cleaned:
+        raise UsageError(f"invalid session id {session_id!r}")
+    return cleaned
+
+
+def _archive_name(path: Path) -> str:
+    return f"{session_stem(path)}.jsonl.gz"
+
+
+def archive_transcript(path: Path, session_id: str | None = None) -> Path | None:
+    """Copy a transcript (and its subagent logs) into the archive, gzip, 0600.
+
+    Returns the archive path, or None when the source does not exist. Copies
+    that are already up to date are skipped, so calling this on every hook is
+    cheap (two ``stat`` calls and a 4-byte read per file).
+    """
+    src = Path(path).expanduser()
+    if not src.is_file():
+        return None
+    sid = _safe_id(session_id or session_stem(src))
+    archive_dir = paths.transcript_archive_dir()
+    _private_dir(archive_dir)
+    dest = archive_dir / f"{sid}.jsonl.gz"
+    if not _copy_one(src, dest):
+        return None
+    subagents = _subagent_files(src, session_id or _first_session_id(src) or sid)
+    if subagents:
+        session_dir = archive_dir / sid
+        _private_dir(session_dir)
+        own_folder = src.parent / session_stem(src)
+        for sub in subagents:
+            try:
+                rel_parent = sub.parent.relative_to(own_folder)
+            except ValueError:
+                rel_parent = Path()  # a 2.0.x sibling file
+            target_dir = session_dir
+            for part in rel_parent.parts:
+                target_dir = target_dir / part
+                _private_dir(target_dir)
+            _copy_one(sub, target_dir / _archive_name(sub))
+    return dest
+
+
+# --- lookup ---------------------------------------------------------------------
+
+
+def _looks_like_path(ref: str) -> bool:
+    return (
+        "/" in ref or os.sep in ref or ref.startswith("~") or ref.startswith(".")
+        or ref.endswith((".jsonl", ".gz", ".json"))
+    )
+
+
+def _pick(matches: list[Path], ref: str, where: str) -> Path | None:
+    if not matches:
+        return None
+    by_id: dict[str, list[Path]] = {}
+    for match in matches:
+        by_id.setdefault(session_stem(match), []).append(match)
+    if len(by_id) > 1:
+        shown = ", ".join(sorted(by_id)[:5])
+        raise AmbiguousIdError(f"session prefix {ref!r} matches {len(by_id)} sessions in {where}: {shown}",
+                         hint="give more characters")
+    # One session in several project folders (moved repo): the newest copy wins.
+    candidates = next(iter(by_id.values()))
+    return max(candidates, key=lambda p: p.stat().st_mtime if p.exists() else 0)
+
+
+def find_transcript(ref: str) -> Path:
+    """Resolve a path, a portable ``~/`` path, or a session id (or unique prefix ≥ 8).
+
+    Live transcripts under ``claude_home()/projects`` win over the archive.
+    """
+    text = str(ref or "").strip()
+    if not text:
+        raise UsageError("empty transcript reference", hint="pass a path or a session id")
+    candidate = resolve_portable(text)
+    if _looks_like_path(text) or candidate.is_file():
+        if candidate.is_file():
+            return candidate
+        if candidate.exists():
+            raise InputFileError(f"{text} is not a file")
+        raise NotFoundError(f"no transcript file at {text}")
+    if not _ID_RE.fullmatch(text):
+        raise UsageError(f"invalid session id {text!r}")
+    projects = paths.claude_home() / "projects"
+    archive_dir = paths.transcript_archive_dir()
+    hint = (
+        f"looked in {portable_path(projects)} and {portable_path(archive_dir)}; "
+        "pass a transcript path instead"
+    )
+    if len(text) < _MIN_PREFIX:
+        raise NotFoundError(f"no session {text!r}", hint=f"use at least {_MIN_PREFIX} characters of the id")
+    # An exact id wins over longer ids it happens to prefix.
+    live = [p for p in sorted(projects.glob(f"*/{text}.jsonl")) if p.is_file()]
+    if not live:
+        live = [p for p in sorted(projects.glob(f"*/{text}*.jsonl")) if p.is_file()]
+    found = _pick(live, text, portable_path(projects))
+    if found is not None:
+        return found
+    archived = [p for p in [archive_dir / f"{text}.jsonl.gz"] if p.is_file()] or [
+        p for p in sorted(archive_dir.glob(f"{text}*.jsonl.gz")) if p.is_file()
+    ]
+    found = _pick(archived, text, portable_path(archive_dir))
+    if found is not None:
+        return found
+    raise NotFoundError(f"no transcript for session {text!r}", hint=hint)
