@@ -17,9 +17,32 @@ def _memory(memory_dir: Path | None):
     return Memory.open(resolve_root(memory_dir))
 
 
-def _print_notices(mem) -> None:
-    for note in mem.notices:
-        click.echo(f"memdown: {note}", err=True)
+def _query(memory_dir: Path | None, op: str, params: dict) -> object:
+    """Ask the warm daemon first; fall back to answering in this process.
+
+    Both paths run ``services.queries.run_query``, so output is the same.
+    """
+    from ..daemon.client import ask_daemon
+    from ..errors import MemdownError
+
+    root = resolve_root(memory_dir)
+    reply = ask_daemon(root, op, params)
+    if reply is not None:
+        for note in reply.get("notices", []):
+            click.echo(f"memdown: {note}", err=True)
+        if reply.get("ok"):
+            return reply.get("result")
+        error = MemdownError(str(reply.get("error", "the daemon failed")))
+        error.exit_code = int(reply.get("exit_code", 1))
+        raise error
+    from ..services.queries import run_query
+
+    mem = _memory(root)
+    try:
+        return run_query(mem, op, params)
+    finally:
+        for note in mem.notices:
+            click.echo(f"memdown: {note}", err=True)
 
 
 class _Progress:
@@ -115,35 +138,34 @@ def register(cli: click.Group) -> None:
         text = " ".join(query).strip()
         if not text and not concepts:
             raise UsageError("give a query, or two or more --concept options")
-        mem = _memory(memory_dir)
         filters = dict(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
         if concepts:
-            matches = mem.search_concepts(([text] if text else []) + list(concepts), **filters)
-            _print_notices(mem)
+            matches = _query(memory_dir, "concepts", {"concepts": ([text] if text else []) + list(concepts), **filters})
             if as_json:
-                print_json([m.to_dict() for m in matches])
+                print_json(matches)
                 return
             if not matches:
                 click.echo("no session or file matches every concept")
             for m in matches:
-                click.echo(f"{m.group}  score {m.score:.4f}")
-                for hit in m.hits:
-                    click.echo(f"  {hit.id[:12]}  {hit.source}:{hit.start_line}-{hit.end_line}  {_snippet(hit.text, 100)}")
+                click.echo(f"{m['group']}  score {m['score']:.4f}")
+                for hit in m["hits"]:
+                    click.echo(f"  {hit['id'][:12]}  {hit['source']}:{hit['start_line']}-{hit['end_line']}  "
+                               f"{_snippet(hit['text'], 100)}")
             return
-        hits = mem.search(text, **filters)
-        _print_notices(mem)
+        hits = _query(memory_dir, "search", {"query": text, **filters})
         if as_json:
-            print_json([h.to_dict() for h in hits])
+            print_json(hits)
             return
         if not hits:
             click.echo("no matches")
             return
         for hit in hits:
-            where = f"{hit.source}:{hit.start_line}-{hit.end_line}"
-            meta = " ".join(x for x in (hit.kind, hit.date, f"session {hit.session[:8]}" if hit.session else "") if x)
-            click.echo(f"{hit.id[:12]}  {hit.score:.4f}  {where}  [{meta}]")
-            click.echo(f"    {hit.heading}")
-            click.echo(f"    {_snippet(hit.text, 220)}")
+            where = f"{hit['source']}:{hit['start_line']}-{hit['end_line']}"
+            session = f"session {hit['session'][:8]}" if hit["session"] else ""
+            meta = " ".join(x for x in (hit["kind"], hit["date"], session) if x)
+            click.echo(f"{hit['id'][:12]}  {hit['score']:.4f}  {where}  [{meta}]")
+            click.echo(f"    {hit['heading']}")
+            click.echo(f"    {_snippet(hit['text'], 220)}")
         click.echo(SEARCH_HELP_FOOTER)
 
     @cli.command()
@@ -153,29 +175,28 @@ def register(cli: click.Group) -> None:
     @json_option
     def expand(chunk_id: str, lines: int, memory_dir: Path | None, as_json: bool) -> None:
         """Show the whole section containing a search hit, with its session anchor."""
-        mem = _memory(memory_dir)
-        exp = mem.expand(chunk_id, lines=lines)
-        _print_notices(mem)
+        exp = _query(memory_dir, "expand", {"id": chunk_id, "lines": lines})
         if as_json:
-            print_json(exp.to_dict())
+            print_json(exp)
             return
-        click.echo(f"{exp.source}:{exp.start_line}-{exp.end_line}  ({exp.kind}{', ' + exp.date if exp.date else ''})")
-        click.echo(f"heading: {exp.heading}")
-        if exp.session:
-            click.echo(f"session: {exp.session}  turn: {exp.turn or '-'}  transcript: {exp.transcript or '-'}")
-            if exp.turn:
-                click.echo(f"drill down: memdown transcript {exp.session} --turn {exp.turn[:8]}")
-        if exp.stale:
+        click.echo(f"{exp['source']}:{exp['start_line']}-{exp['end_line']}  ({exp['kind']}"
+                   f"{', ' + exp['date'] if exp['date'] else ''})")
+        click.echo(f"heading: {exp['heading']}")
+        if exp["session"]:
+            click.echo(f"session: {exp['session']}  turn: {exp['turn'] or '-'}  transcript: {exp['transcript'] or '-'}")
+            if exp["turn"]:
+                click.echo(f"drill down: memdown transcript {exp['session']} --turn {exp['turn'][:8]}")
+        if exp["stale"]:
             click.echo("note: the file changed since indexing; run `memdown index`", err=True)
         click.echo("")
-        click.echo(exp.text)
+        click.echo(exp["text"])
 
     @cli.command()
     @dir_option
     @json_option
     def stats(memory_dir: Path | None, as_json: bool) -> None:
         """Files, chunks per kind, index size, model and last indexing time."""
-        data = _memory(memory_dir).stats()
+        data = _query(memory_dir, "stats", {})
         if as_json:
             print_json(data)
             return

@@ -134,20 +134,35 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     return [_to_hit(r, options.mode) for r in rows[: options.k]]
 
 
+# A vector hit counts as a concept match only above this cosine similarity;
+# otherwise every chunk "matches" every concept through the vector side.
+CONCEPT_MIN_COSINE = 0.45
+
+
 def concept_search(table: ChunkTable, embedder, concepts: list[str], options: SearchOptions) -> list[ConceptMatch]:
     """Sessions (or files, for entries without a session) where every concept matches.
 
-    Each concept is searched deeply; groups missing any concept are dropped;
-    the rest rank by the mean of each concept's best score.
+    A chunk matches a concept when the full-text index finds the concept in it
+    or its vector is close (cosine ≥ CONCEPT_MIN_COSINE). Groups missing any
+    concept are dropped; the rest rank by the mean of each concept's best
+    hybrid score.
     """
     concepts = [c.strip() for c in concepts if c.strip()]
     if len(concepts) < 2:
         raise UsageError("multi-concept search needs at least two --concept values")
-    deep = SearchOptions(**{**asdict(options), "k": max(50, options.k * 5)})
+    deep = asdict(options) | {"k": max(50, options.k * 5)}
     per_concept: list[dict[str, Hit]] = []
     for concept in concepts:
+        text_ids = {h.id for h in search_table(table, embedder, concept, SearchOptions(**deep | {"mode": "text"}))}
+        close_ids = {
+            h.id
+            for h in search_table(table, embedder, concept, SearchOptions(**deep | {"mode": "vector"}))
+            if 2 * h.score - 1 >= CONCEPT_MIN_COSINE  # score = (1 + cosine) / 2
+        }
         best: dict[str, Hit] = {}
-        for hit in search_table(table, embedder, concept, deep):
+        for hit in search_table(table, embedder, concept, SearchOptions(**deep | {"mode": "hybrid"})):
+            if hit.id not in text_ids and hit.id not in close_ids:
+                continue
             group = f"session:{hit.session}" if hit.session else f"file:{hit.source}"
             if group not in best or hit.score > best[group].score:
                 best[group] = hit

@@ -1,0 +1,1 @@
+"""The live index: a single-writer watch daemon that also answers queries warm."""

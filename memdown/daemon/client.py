@@ -1,0 +1,50 @@
+"""Ask a running daemon; None when none answers in time (standard library only).
+
+The CLI calls this before importing anything heavy, so a warm search costs an
+interpreter start plus a socket round trip.
+"""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from .protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION
+
+
+def ask_daemon(root: Path, op: str, params: dict[str, Any], *, timeout: float = 0.25,
+               reply_timeout: float = 30.0) -> dict[str, Any] | None:
+    """The daemon's reply dict, or None if no daemon is listening.
+
+    ``timeout`` bounds connecting (a dead socket fails fast); once connected,
+    a query may take up to ``reply_timeout`` (a daemon busy re-indexing).
+    """
+    sock_path = paths.socket_path(root)
+    if not sock_path.exists():
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(sock_path))
+            sock.settimeout(reply_timeout)
+            request = {"v": PROTOCOL_VERSION, "op": op, "params": params, "root": str(root)}
+            sock.sendall(json.dumps(request).encode("utf-8") + b"\n")
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                data = sock.recv(1 << 16)
+                if not data:
+                    break
+                chunks.append(data)
+                size += len(data)
+                if data.endswith(b"\n") or size > MAX_REPLY_BYTES:
+                    break
+    except (OSError, ValueError):
+        return None
+    try:
+        reply = json.loads(b"".join(chunks).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return reply if isinstance(reply, dict) and "ok" in reply else None
