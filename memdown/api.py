@@ -90,8 +90,8 @@ class Memory:
                 self.table.open()
                 self._table_ready = True
                 return
-            except IndexUnavailableError as exc:
-                self.notices.append(f"rebuilding the index: {exc}")
+            except IndexUnavailableError:
+                pass  # index() below rebuilds it and reports why, in one line
         try:
             with file_lock(paths.lock_file(self.root, "index-refresh"), timeout=0):
                 report = self.index()
@@ -121,7 +121,7 @@ class Memory:
 
     def _options(self, **kw: Any) -> SearchOptions:
         return SearchOptions(
-            k=kw.get("k") or self.config["search.k"],
+            k=kw["k"] if kw.get("k") is not None else self.config["search.k"],  # -k 0 is an error, not "default"
             kind=kw.get("kind"),
             since=kw.get("since"),
             until=kw.get("until"),

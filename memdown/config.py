@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,6 +133,10 @@ def coerce(dotted: str, raw: Any) -> Any:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    import tomllib  # ~10 ms; hooks skip it when no config file exists
+
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

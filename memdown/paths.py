@@ -11,10 +11,7 @@ Standard library only: hooks import this on their fast path.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 MEMORY_DIR_NAME = ".memdown"
@@ -33,6 +30,11 @@ def project_root(start: Path | None = None) -> Path:
     shares one memory.
     """
     here = Path(start or Path.cwd()).resolve()
+    fast = _main_worktree_fast(here)
+    if fast is not None:
+        return fast
+    import subprocess  # only for linked worktrees and unusual layouts
+
     try:
         proc = subprocess.run(
             ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
@@ -53,6 +55,22 @@ def project_root(start: Path | None = None) -> Path:
         ["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True
     )
     return Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else here
+
+
+def _main_worktree_fast(here: Path) -> Path | None:
+    """Walk up to the nearest ``.git``; a ``.git`` folder is a main worktree.
+
+    Returns None when git must be asked (a ``.git`` file marks a linked
+    worktree or submodule); ``here`` when there is no repository at all.
+    Hooks use this to avoid spawning git on every prompt.
+    """
+    for folder in (here, *here.parents):
+        marker = folder / ".git"
+        if marker.is_dir():
+            return folder
+        if marker.exists():
+            return None
+    return here
 
 
 def memory_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
@@ -133,6 +151,9 @@ def socket_path(root: Path) -> Path:
     inside ``.memdown``: it lives in a private 0700 folder under
     ``XDG_RUNTIME_DIR`` (or the temp dir), named by a hash of the root.
     """
+    import hashlib
+    import tempfile
+
     base = _env_path("XDG_RUNTIME_DIR") or Path(tempfile.gettempdir())
     digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     return base / f"memdown-{os.getuid()}" / f"{digest}.sock"

@@ -45,7 +45,7 @@ def should_skip(text: str) -> bool:
 
 _NULLISH = frozenset(
     "none null nil undefined true false yes no on off empty required optional "
-    "str string bytes int integer bool boolean any secretstr".split()
+    "str string bytes int integer bool boolean any secretstr include omit same-origin".split()
 )
 _REFERENCE = re.compile(
     r"""^(?:
@@ -56,6 +56,7 @@ _REFERENCE = re.compile(
       | \{\{.*\}\}$                         # {{ template }}
       | \{[A-Za-z_][A-Za-z0-9_.]*\}$        # {name} (f-string, format)
       | <[^>]*>$                            # <your-token>
+      | \[[A-Z_]+\]$                        # [UNK], [MASK]
       | [*xX.\u2022_-]+$                    # ****, xxxx, ..., ----
       | (?:process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\.|secrets\.|vars\.)
     )""",
@@ -131,15 +132,16 @@ _BEARER = re.compile(
     r"(?<![A-Za-z0-9_])(?i:bearer)[ \t]+(?P<v>(?!\[REDACTED:)[A-Za-z0-9\-._~+/]+=*)"
 )
 _AUTH_HEADER = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?i:(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?<![A-Za-z0-9_\-])(?i:(?:proxy-)?authorization)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
     r"(?:(?P<scheme>(?i:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key))[ \t]+)?"
-    r"(?P<v>(?!\[REDACTED:)[^\s\"',;]+)"
+    r"(?P<v>(?!\[REDACTED:)[^\s\"'`,;()\\]+)"
 )
 _URL_CREDS = re.compile(r"(?<=://)[^\s:/@?#\[\]]+:(?P<v>(?!\[REDACTED:)[^\s@/?#]+)@")
 _ENV_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]+)?(?:(?:export|ENV|ARG)[ \t]+)?"
-    r"(?P<key>[A-Z_][A-Z0-9_]*)[ \t]*=[ \t]*"
-    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"?|'(?P<sq>[^'\n]*)'?|(?P<bare>(?![\"'])\S+))",
+    r"(?:(?P<ls>^)[ \t]*(?:-[ \t]+)?(?:(?:export|ENV|ARG)[ \t]+)?|(?<=[ \t;&|(]))"
+    r"(?P<key>[A-Z_][A-Z0-9_]*)(?P<pre>[ \t]*)=(?P<post>[ \t]*)"
+    r"(?:\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n])*)(?:\\\")?"  # \"value\" inside JSON-escaped text
+    r"|\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"?|'(?P<sq>[^'\n]*)'?|(?P<bare>(?![\"'\\])[^\s\\]+))",
     re.M,
 )
 _ASSIGN_KEYWORDS = r"""(?:
@@ -155,15 +157,16 @@ _ASSIGN = re.compile(
     (?<![A-Za-z0-9_.\-])
     (?P<kq>["']?)
     (?P<key>[A-Za-z0-9_.\-]*?""" + _ASSIGN_KEYWORDS + r""")
-    (?P=kq)
+    \\?(?P=kq)
     (?:[ \t]*:[ \t]*[A-Za-z_][A-Za-z0-9_.\[\], |]{0,40}?(?=[ \t]*=[^=>]))?   # a: str = ...
     (?P<pre>[ \t]*)
     (?P<sep>=>|:=|=|:)
     (?P<post>[ \t]*)
     (?:
-        "(?P<dq>(?:[^"\\\n]|\\.)*)"?
+        \\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)(?:\\")?      # \"value\" inside JSON-escaped text
+      | "(?P<dq>(?:[^"\\\n]|\\.)*)"?
       | '(?P<sq>(?:[^'\\\n]|\\.)*)'?
-      | (?P<bare>(?![=>"'])[^\s"'`,;&<>(){}\[\]]+)
+      | (?P<bare>(?![=>"'])[^\s"'`,;&<>(){}\[\]\\]+)
     )
     """,
     re.X | re.I,
@@ -196,8 +199,10 @@ def _env_key_is_secret(key: str) -> bool:
     if not parts or parts[-1] in _ENV_NOT_SECRET_SUFFIX:
         return False
     for part in parts:
-        if part in _ENV_SHORT_WORDS or any(w in part for w in _ENV_LONG_WORDS):
+        if part in _ENV_SHORT_WORDS:
             return True
+        if any(part.endswith(w) or part.endswith(w + "S") for w in _ENV_LONG_WORDS):
+            return True  # PGPASSWORD, GITHUB_TOKEN, CREDENTIALS (not TOKENIZER)
     return False
 
 
@@ -240,7 +245,7 @@ _AUTH_SCHEMES = frozenset(
 
 def _auth_header(m: re.Match[str], text: str) -> Span | None:
     v = m.group("v")
-    if v.lower() in _AUTH_SCHEMES or _placeholder(v):
+    if v.lower() in _AUTH_SCHEMES or _placeholder(v) or _code_like(v, text[m.end():m.end() + 1]):
         return None
     if not m.group("scheme") and not _secret_looking(v):
         return None  # "authorization: the user must ..." in prose
@@ -248,10 +253,25 @@ def _auth_header(m: re.Match[str], text: str) -> Span | None:
 
 
 def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
-    for name in ("dq", "sq", "bare"):
+    for name in ("eq", "dq", "sq", "bare"):
         if m.group(name) is not None:
             return name, m.group(name)
     return None
+
+
+_CALL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+
+
+def _code_like(value: str, after: str) -> bool:
+    """A bare value that reads as code (a call, attribute, variable), not data."""
+    if after in ("(", "[", "{") or _CALL.match(value):
+        return True  # get_secret(), os.environ["X"], ${X}
+    if _DOTTED_IDENT.match(value):
+        return True  # args.password, settings.SECRET_KEY
+    if _IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
+        # token = auth_token, this.sessionToken = sessionToken: a variable.
+        return "_" in value or not any(c.isdigit() for c in value)
+    return False
 
 
 def _env_line(m: re.Match[str], text: str) -> Span | None:
@@ -263,8 +283,15 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
     name, value = found
     if _placeholder(value):
         return None
-    if name == "bare" and (value.isdigit() and len(value) <= 5 or _PATH_LIKE.match(value)):
-        return None
+    if name == "bare":
+        if value.isdigit() and len(value) <= 5 or _PATH_LIKE.match(value):
+            return None
+        if _code_like(value, text[m.end():m.end() + 1]):
+            return None
+        if value[0] in "([{" and (value[0] == "(" or len(value) == 1 or m.group("post")):
+            return None  # KEYS = ("a", "b") / PRIMARY_KEY = {: a literal in code
+        if m.group("ls") is None and (m.group("pre") or m.group("post")):
+            return None  # mid-line "X = y" is code or prose, not an env assignment
     return ("env", m.start(name), m.end(name))
 
 
@@ -292,18 +319,16 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         return None
     key, sep = m.group("key"), m.group("sep")
     if name == "bare":
+        if m.group("kq") and value.isdigit():
+            return None  # "password": 1234 in JSON is a count or an id, not a secret
         after = text[m.end():m.end() + 1]
-        if after in ("(", "["):
-            return None  # a call or subscript: code, not a value
-        if _DOTTED_IDENT.match(value) or _PATH_LIKE.match(value):
+        if _code_like(value, after) or _PATH_LIKE.match(value):
             return None
-        if value.lower() == key.lower():
+        if value.lower() == key.rsplit(".", 1)[-1].lower():
             return None  # password=password (a keyword argument)
         if _IDENT.match(value):
             if after in (",", ")"):
                 return None  # f(password=pw, ...)
-            if "_" in value and _SECRET_WORD_IN_IDENT.search(value):
-                return None  # token=auth_token (a variable)
         if sep in ("=", ":=") and bool(m.group("pre")) != bool(m.group("post")):
             return None  # "password= then": prose, not an assignment
         if sep == ":" and not m.group("kq") and not _structured_context(text, m.start()):
@@ -355,6 +380,14 @@ _RULES: list[tuple[tuple[str, ...], re.Pattern[str], Handler]] = [
 ]
 
 
+def _value_start(m: re.Match[str]) -> int:
+    names = m.re.groupindex
+    for name in ("v", "eq", "dq", "sq", "bare"):
+        if name in names and m.start(name) >= 0:
+            return m.start(name)
+    return m.end()
+
+
 def find_secrets(text: str) -> list[Span]:
     """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
 
@@ -368,10 +401,19 @@ def find_secrets(text: str) -> list[Span]:
     for priority, (needles, pattern, handler) in enumerate(_RULES):
         if not any(n in low for n in needles):
             continue
-        for m in pattern.finditer(text):
+        pos = 0
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                break
             span = handler(m, text)
             if span is not None and span[2] > span[1]:
                 found.append((span[1], priority, span[2], span[0]))
+                pos = m.end()
+            else:
+                # Rejected ("password= password: x"): rescan from the value, which
+                # may itself start the real finding.
+                pos = max(m.start() + 1, _value_start(m))
     found.sort()
     merged: list[list] = []
     for start, _priority, end, kind in found:

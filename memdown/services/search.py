@@ -2,6 +2,7 @@
 with safe filters, plus multi-concept AND search."""
 from __future__ import annotations
 
+import datetime
 import fnmatch
 import re
 from dataclasses import asdict, dataclass, field
@@ -34,8 +35,19 @@ class SearchOptions:
             raise UsageError(f"unknown kind {self.kind!r} (choose from {', '.join(KINDS)})")
         for name in ("since", "until"):
             value = getattr(self, name)
-            if value is not None and not _DATE.match(value):
+            if value is not None and not _valid_date(value):
                 raise UsageError(f"--{name} takes a date as YYYY-MM-DD, not {value!r}")
+
+
+def _valid_date(value: str) -> bool:
+    """``YYYY-MM-DD`` naming a real day (2026-13-45 is refused, not silently compared)."""
+    if not _DATE.match(value):
+        return False
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass

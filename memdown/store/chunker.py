@@ -20,6 +20,9 @@ from .kinds import kind_for
 
 HEADING_SEPARATOR = " > "
 _DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# Any HTML comment: a block made only of comments (and anchors) carries no chunk
+# text, so adding or removing one only shifts line numbers and embeds nothing.
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
@@ -158,7 +161,7 @@ def _group_blocks(lines: list[str], blocks: list[_Block], max_chars: int) -> lis
     size = 0
     for block in blocks:
         text = strip_anchors(_block_text(lines, block.start, block.end)).strip()
-        if not text:
+        if not text or not _HTML_COMMENT_RE.sub("", text).strip():
             continue
         for piece in (_split_oversized(lines, block, max_chars) if len(text) > max_chars else [block]):
             piece_len = block_len = len(_block_text(lines, piece.start, piece.end))

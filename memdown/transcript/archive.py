@@ -28,7 +28,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import AmbiguousIdError, InputFileError, NotFoundError, UsageError
 from ..fsutil import atomic_write_bytes
-from .parser import _first_session_id, _subagent_files, session_stem
+from .layout import first_session_id, session_stem, subagent_files
 
 __all__ = ["portable_path", "resolve_portable", "archive_transcript", "find_transcript"]
 
@@ -150,7 +150,7 @@ def archive_transcript(path: Path, session_id: str | None = None) -> Path | None
     dest = archive_dir / f"{sid}.jsonl.gz"
     if not _copy_one(src, dest):
         return None
-    subagents = _subagent_files(src, session_id or _first_session_id(src) or sid)
+    subagents = subagent_files(src, session_id or first_session_id(src) or sid)
     if subagents:
         session_dir = archive_dir / sid
         _private_dir(session_dir)

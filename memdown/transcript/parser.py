@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..errors import AmbiguousIdError, InputFileError, MemdownError, NotFoundError, UsageError
 from . import content as C
+from .layout import is_agent_file, session_stem, subagent_files
 from .reader import LineReader, iter_entries
 
 __all__ = [
@@ -120,15 +121,6 @@ class Transcript:
     replayed_turns: int = 0          # resume replays dropped (see module doc)
     # Assistant work before the first prompt (a file or chunk starting mid-turn).
     preamble: Turn | None = field(default=None, repr=False)
-
-
-def session_stem(path: Path) -> str:
-    """``<id>.jsonl`` / ``<id>.jsonl.gz`` → ``<id>``."""
-    name = Path(path).name
-    for suffix in (".gz", ".jsonl", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
 
 
 class _Builder:
@@ -283,36 +275,6 @@ class _Builder:
         self._close()
 
 
-def _is_agent_file(path: Path) -> bool:
-    return Path(path).name.startswith("agent-")
-
-
-def _subagent_files(path: Path, session_id: str) -> list[Path]:
-    """Subagent transcripts belonging to the main transcript at ``path``."""
-    found: dict[Path, None] = {}
-    folder = path.parent / session_stem(path)
-    if folder.is_dir():
-        for pattern in ("agent-*.jsonl", "agent-*.jsonl.gz"):
-            for candidate in sorted(folder.rglob(pattern)):
-                if candidate.is_file():
-                    found.setdefault(candidate, None)
-    # 2.0.x: sibling agent-*.jsonl files; only ours carry our session id.
-    for candidate in sorted(path.parent.glob("agent-*.jsonl")):
-        if candidate.is_file() and _first_session_id(candidate) == session_id:
-            found.setdefault(candidate, None)
-    return list(found)
-
-
-def _first_session_id(path: Path) -> str:
-    try:
-        for _offset, entry in iter_entries(path):
-            if entry.get("sessionId"):
-                return str(entry["sessionId"])
-    except MemdownError:
-        return ""
-    return ""
-
-
 def parse_transcript(
     path: Path, *, start_offset: int = 0, include_subagents: bool = True
 ) -> Transcript:
@@ -326,7 +288,7 @@ def parse_transcript(
     reader = LineReader(path, start_offset)
     tools: dict[str, ToolCall] = {}
     main = _Builder(tools)
-    agent_file = _is_agent_file(path)
+    agent_file = is_agent_file(path)
     groups: dict[str, _Builder] = {}       # sidechain root uuid → builder
     group_of: dict[str, str] = {}          # sidechain entry uuid → root uuid
     meta = {"sessionId": "", "cwd": "", "version": ""}
@@ -388,7 +350,7 @@ def parse_transcript(
         transcript.preamble, transcript.replayed_turns = only.preamble, only.replayed_turns
     transcript.subagents = side
     if include_subagents and not agent_file:
-        for sub_path in _subagent_files(path, session_id):
+        for sub_path in subagent_files(path, session_id):
             try:
                 transcript.subagents.append(parse_transcript(sub_path, include_subagents=False))
             except MemdownError:

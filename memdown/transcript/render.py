@@ -163,13 +163,38 @@ def _render_turn(turn: Turn, total: int, selected: bool) -> str:
     return "\n".join(out)
 
 
+def _cut(text: str, limit: int) -> str:
+    """Like ``cap`` but cuts at a line boundary and puts the marker on its own line."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    if "\n" in head[limit // 2:]:
+        head = head[: head.rindex("\n")]
+    return f"{head.rstrip()}\n…[truncated {len(text) - len(head)} chars]"
+
+
 def render_turns(transcript: Transcript, turn: Turn, context: int = 0) -> str:
     """``turn`` plus ``context`` turns either side: user text, assistant text and
-    one line per tool call (``✗`` and an excerpt when it failed)."""
+    one line per tool call (``✗`` and an excerpt when it failed).
+
+    The selected turn gets the budget first, so huge neighbours can never push
+    it out of the bounded output.
+    """
     owner, window = _window(transcript, turn, context)
-    parts = [_header(owner)]
-    parts.extend(_render_turn(t, len(owner.turns), t is turn) for t in window)
-    return cap("\n\n".join(parts), TOTAL_CHARS)
+    header = _header(owner)
+    budget = TOTAL_CHARS - len(header) - 2 * len(window)
+    selected = _cut(_render_turn(turn, len(owner.turns), True), budget)
+    others = [t for t in window if t is not turn]
+    share = (budget - len(selected)) // len(others) if others else 0
+    parts = [header]
+    for t in window:
+        if t is turn:
+            parts.append(selected)
+        elif share >= 200:
+            parts.append(_cut(_render_turn(t, len(owner.turns), False), share))
+        else:
+            parts.append(f"─── turn {t.index + 1}/{len(owner.turns)} · {t.uuid[:UUID_CHARS]} · (omitted: output limit)")
+    return "\n\n".join(parts)
 
 
 def tool_call_dict(call: ToolCall) -> dict[str, Any]:
@@ -204,32 +229,45 @@ def turn_to_dict(turn: Turn, *, selected: bool = False) -> dict[str, Any]:
 
 
 def render_turns_json(transcript: Transcript, turn: Turn, context: int = 0) -> dict[str, Any]:
-    """JSON form of ``render_turns``, bounded the same way.
+    """JSON form of ``render_turns``, bounded like it.
 
-    Tool results are dropped from the outer turns first, then from the selected
-    one, and finally outer turns are removed, until the whole fits TOTAL_CHARS*2
-    (JSON escaping inflates text, so the budget is a little looser).
+    To fit the budget (TOTAL_CHARS * 2: JSON escaping inflates text), tool
+    results go first (outer turns before the selected one), then the outer
+    turns farthest from the selected one, then the selected turn's long lists.
+    ``truncated`` says whether anything was dropped.
     """
     import json
 
     owner, window = _window(transcript, turn, context)
     turns = [turn_to_dict(t, selected=t is turn) for t in window]
-    data: dict[str, Any] = {**transcript_info(owner), "selected": turn.uuid, "turns": turns}
-
-    def size() -> int:
-        return len(json.dumps(data, ensure_ascii=False))
-
+    data: dict[str, Any] = {
+        **transcript_info(owner), "selected": turn.uuid, "truncated": False, "turns": turns,
+    }
     budget = TOTAL_CHARS * 2
+
+    def over() -> bool:
+        return len(json.dumps(data, ensure_ascii=False)) > budget
+
+    if not over():
+        return data
+    data["truncated"] = True
     for pass_selected in (False, True):
         for item in turns:
-            if size() <= budget:
-                return data
             if item["selected"] == pass_selected:
                 for call in item["tool_calls"]:
                     call["result"] = None
-    while size() > budget and len(turns) > 1:
+        if not over():
+            return data
+    item = next(entry for entry in turns if entry["selected"])
+    for key, keep in (("tool_calls", 40), ("errors", 20), ("files_touched", 40),
+                      ("commands", 40), ("assistant_texts", 10)):
+        if over() and len(item[key]) > keep:
+            item[f"{key}_omitted"] = len(item[key]) - keep
+            item[key] = item[key][: keep // 2] + item[key][-(keep - keep // 2):]
+    while over() and len(turns) > 1:
         # Drop the outer turn farthest from the selected one.
-        chosen = next(i for i, item in enumerate(turns) if item["selected"])
+        chosen = turns.index(item)
         turns.pop(0 if chosen >= len(turns) - 1 - chosen else len(turns) - 1)
-    data["truncated"] = size() > budget
+    if over():
+        item["assistant_texts"] = [cap(text, 500) for text in item["assistant_texts"]]
     return data

@@ -1,0 +1,64 @@
+"""``memdown transcript``: list a session's turns or drill into one.
+
+Memory entries point at ``session-id`` + turn uuid; this command resolves the
+pointer back to what was said and done, from the live transcript or the archive.
+"""
+from __future__ import annotations
+
+import click
+
+from .common import json_option, print_json
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("transcript")
+    @click.argument("ref")
+    @click.option(
+        "--turn",
+        "turn_ref",
+        metavar="UUID_PREFIX",
+        default=None,
+        help="Show this turn (uuid prefix from the list, or 'last').",
+    )
+    @click.option(
+        "--context",
+        "-C",
+        type=click.IntRange(0, 50),
+        default=0,
+        show_default=True,
+        help="Also show N turns before and after it.",
+    )
+    @json_option
+    def transcript(ref: str, turn_ref: str | None, context: int, as_json: bool) -> None:
+        """List the turns of a Claude Code session, or show one turn.
+
+        REF is a transcript path, a ~/ path, or a session id (a unique prefix of
+        8+ characters is enough); archived sessions are found too.
+        """
+        from ..errors import NotFoundError
+        from ..transcript.archive import find_transcript
+        from ..transcript.parser import last_turn, locate_turn, parse_transcript
+        from ..transcript.render import (
+            format_turn_list,
+            list_turns_json,
+            render_turns,
+            render_turns_json,
+        )
+
+        parsed = parse_transcript(find_transcript(ref))
+        if turn_ref is None:
+            if as_json:
+                print_json(list_turns_json(parsed))
+            else:
+                click.echo(format_turn_list(parsed))
+            return
+        if turn_ref.strip().lower() == "last":
+            turn = last_turn(parsed)
+            if turn is None:
+                raise NotFoundError(f"session {parsed.session_id} has no turns")
+        else:
+            turn = locate_turn(parsed, turn_ref)[1]
+        if as_json:
+            print_json(render_turns_json(parsed, turn, context))
+        else:
+            click.echo(render_turns(parsed, turn, context))

@@ -1,0 +1,213 @@
+"""One handler per Claude Code event: ``handler(payload, root) -> output dict``.
+
+Synchronous work stays small (reading a few files, a socket round trip);
+anything slow goes to a detached worker (see ``detach``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import paths
+from ..config import load_config
+
+Handler = Callable[[dict[str, Any], "Path | None"], dict[str, Any]]
+
+# Words that suggest the user is reaching back in time; the recall hint is
+# added for these prompts and for the first prompt of each session.
+RECALL_CUES = re.compile(
+    r"\b(remember|last time|before|previous(ly)?|earlier|again|we did|did we|why did|how did we|"
+    r"decided|decision|yesterday|last week|history|same (error|bug|issue)|used to|recurring|"
+    r"wie letztes mal|schon mal|früher|la (última|ultima) vez|antes)\b",
+    re.IGNORECASE,
+)
+
+
+def _context(event: str, text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:10_000]}}
+
+
+def _optional(module: str, name: str):
+    """A function from a sibling feature (signals, daemon) if it is installed."""
+    try:
+        mod = __import__(f"memdown.{module}", fromlist=[name])
+        return getattr(mod, name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _rel(root: Path) -> str:
+    try:
+        return str(root.relative_to(Path.cwd()))
+    except ValueError:
+        return str(root)
+
+
+# --- SessionStart -------------------------------------------------------------
+
+def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    if root is None:
+        return {}
+    if not root.is_dir():
+        return {"systemMessage": f"memdown: no memory yet here; entries start after the first turn ({root})"}
+    from .digest import build_digest, daily_files_newest_first
+
+    config = load_config(root)
+    digest, shown = build_digest(root, max_chars=config["hooks.digest_chars"], max_entries=config["hooks.digest_entries"])
+    parts: list[str] = []
+    if digest:
+        parts.append(
+            f"Project memory (memdown, {_rel(root)}): the {shown} most recent entries, newest first.\n{digest}"
+        )
+    counts = _optional("learning.reflect", "pending_counts")
+    learned = _optional("learning.reflect", "recent_learnings")
+    try:
+        if learned:
+            rules = learned(root, 5)
+            if rules:
+                parts.append("Recently approved learnings:\n" + "\n".join(f"- {r}" for r in rules))
+        if counts:
+            pending = {k: v for k, v in counts(root).items() if v}
+            if pending:
+                parts.append("Pending review (run /memdown:reflect): " + ", ".join(f"{v} {k}" for k, v in pending.items()))
+    except Exception:
+        pass  # the digest must not fail because of an optional part
+    if parts:
+        parts.append("Older work, decisions and fixes can be recalled with the memory-recall skill.")
+    days = len(daily_files_newest_first(root))
+    index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
+    status = f"memdown: {days} day(s) of memory in {_rel(root)}, {index_state}"
+    ensure = _optional("daemon.lifecycle", "ensure_daemon")
+    if ensure and config["watch.enabled"]:
+        try:
+            state = ensure(root)
+            if state in ("running", "started"):
+                status += f", live index {state}"
+        except Exception:
+            pass
+    _retry_stale_jobs(root)
+    out: dict[str, Any] = {"systemMessage": status}
+    if parts:
+        out.update(_context("SessionStart", "\n\n".join(parts)))
+    return out
+
+
+def _retry_stale_jobs(root: Path) -> None:
+    """Jobs left by a crashed or killed worker are run again (nothing is lost)."""
+    jobs = paths.state_dir(root) / "jobs"
+    try:
+        stale = [e.path for e in os.scandir(jobs) if e.name.endswith(".json") and time.time() - e.stat().st_mtime > 600]
+    except OSError:
+        return
+    if stale:
+        from .detach import spawn_worker
+
+        spawn_worker(root, "retry", {"jobs": stale})
+
+
+# --- UserPromptSubmit ---------------------------------------------------------
+
+def user_prompt(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    prompt = payload.get("prompt")
+    if root is None or not isinstance(prompt, str) or not paths.daily_dir(root).is_dir():
+        return {}
+    config = load_config(root)
+    text = prompt.strip()
+    if not config["hooks.prompt_hint"] or len(text) < config["hooks.prompt_min_chars"] or text.startswith("/"):
+        return {}
+    if "<memdown:skip>" in text.lower():
+        return {}
+    first = _first_prompt_of_session(root, str(payload.get("session_id") or ""))
+    if not (first or RECALL_CUES.search(text)):
+        return {}
+    try:
+        days = sorted(e.name[:-3] for e in os.scandir(paths.daily_dir(root)) if e.name.endswith(".md"))
+    except OSError:
+        days = []
+    if not days:
+        return {}
+    lines = [
+        f"This project has memdown memory: {len(days)} daily log(s) in {_rel(root)}/memory (latest {days[-1]}). "
+        "Past work, decisions and fixes can be recalled with the memory-recall skill "
+        "(memdown search → expand → transcript)."
+    ]
+    pointers = config["hooks.prompt_pointers"]
+    if pointers > 0:
+        lines.extend(_pointers(root, text, pointers))
+    return _context("UserPromptSubmit", "\n".join(lines))
+
+
+def _first_prompt_of_session(root: Path, session_id: str) -> bool:
+    if not session_id:
+        return False
+    marker_dir = paths.state_dir(root) / "prompted"
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80]
+    marker = marker_dir / safe
+    if marker.exists():
+        return False
+    try:
+        marker_dir.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        return False
+    return True
+
+
+def _pointers(root: Path, prompt: str, k: int) -> list[str]:
+    """One-line pointers from the warm daemon only; never wait for a cold index."""
+    from ..daemon.client import ask_daemon
+
+    reply = ask_daemon(root, "search", {"query": prompt[:500], "k": k}, timeout=0.05, reply_timeout=0.3)
+    if not reply or not reply.get("ok"):
+        return []
+    out = []
+    for hit in reply.get("result") or []:
+        first = " ".join(str(hit.get("text", "")).split())[:140]
+        out.append(f"- possibly relevant: {hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
+    return out
+
+
+# --- Stop, PreCompact, SessionEnd: detached capture ---------------------------
+
+def _capture(job: str) -> Handler:
+    def handler(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+        if root is None or payload.get("stop_hook_active"):
+            return {}
+        if not payload.get("transcript_path"):
+            return {}
+        from .detach import spawn_worker
+
+        spawn_worker(root, job, payload)
+        return {}
+
+    return handler
+
+
+# --- PostToolUseFailure -------------------------------------------------------
+
+def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    if root is None or payload.get("is_interrupt") or not root.is_dir():
+        return {}
+    record = _optional("learning.fixes", "record_failure")
+    lookup = _optional("learning.fixes", "lookup_fix")
+    tool = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    error = str(payload.get("error") or "")
+    fix = lookup(root, tool_name=tool, tool_input=tool_input, error=error) if lookup else None
+    if record and load_config(root)["capture.enabled"]:
+        record(root, session_id=str(payload.get("session_id") or ""), tool_name=tool, tool_input=tool_input,
+               error=error, transcript_path=payload.get("transcript_path"))
+    return _context("PostToolUseFailure", fix) if fix else {}
+
+
+HANDLERS: dict[str, Handler] = {
+    "SessionStart": session_start,
+    "UserPromptSubmit": user_prompt,
+    "Stop": _capture("stop"),
+    "PreCompact": _capture("precompact"),
+    "SessionEnd": _capture("sessionend"),
+    "PostToolUseFailure": tool_failure,
+}

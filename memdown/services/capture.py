@@ -1,0 +1,116 @@
+"""Recording a session's turns into the daily log (runs detached from hooks).
+
+State per session (``state/sessions/<id>.json``) remembers which turns were
+written, so the same turn is never summarized twice; the daily writer also
+refuses a turn whose anchor is already in the file.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from .. import paths
+from ..config import Config, load_config
+from ..fsutil import atomic_write_text, file_lock
+from ..redact import should_skip
+from ..store.daily import Entry, append_entry
+from ..store.layout import init_layout
+from ..transcript.archive import archive_transcript, portable_path
+from ..transcript.parser import Turn, parse_transcript
+from .summarize import extractive_summary, summarize_turn
+
+# Beyond this many unsummarized turns (a plugin installed mid-session, a
+# crashed worker), older turns get the extractive summary to bound model calls.
+MAX_MODEL_SUMMARIES = 3
+
+
+@dataclass
+class CaptureReport:
+    written: int = 0
+    duplicates: int = 0
+    methods: dict[str, int] = field(default_factory=dict)
+    skipped_session: bool = False
+    archived: str | None = None
+
+
+def _state_path(root: Path, session_id: str) -> Path:
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "unknown"
+    return paths.state_dir(root) / "sessions" / f"{safe}.json"
+
+
+def _load_state(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _local_time(turn: Turn) -> datetime:
+    if turn.timestamp:
+        try:
+            return datetime.fromisoformat(turn.timestamp.replace("Z", "+00:00")).astimezone().replace(tzinfo=None)
+        except ValueError:
+            pass
+    return datetime.now()
+
+
+def record_session(
+    root: Path,
+    transcript_path: Path,
+    session_id: str,
+    *,
+    config: Config | None = None,
+    last_message: str | None = None,
+    include_last_turn: bool = True,
+) -> CaptureReport:
+    """Summarize every finished, unrecorded turn of a session into the daily log."""
+    config = config or load_config(root)
+    report = CaptureReport()
+    init_layout(root)
+    state_path = _state_path(root, session_id)
+    with file_lock(state_path.with_suffix(".lock"), timeout=120):
+        state = _load_state(state_path)
+        if state.get("skipped"):
+            report.skipped_session = True
+            return report
+        transcript = parse_transcript(Path(transcript_path), include_subagents=False)
+        session_id = session_id or transcript.session_id
+        if any(should_skip(t.prompt) for t in transcript.turns):
+            state["skipped"] = True
+            atomic_write_text(state_path, json.dumps(state))
+            report.skipped_session = True
+            return report
+        done = set(state.get("done", []))
+        turns = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
+        if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
+            turns = turns[:-1]  # may still be in progress (auto-compaction mid-turn)
+        portable = portable_path(Path(transcript_path))
+        for n, turn in enumerate(turns):
+            is_last = n == len(turns) - 1
+            message = last_message if is_last and include_last_turn else None
+            if len(turns) - n > MAX_MODEL_SUMMARIES:
+                bullets, method = extractive_summary(turn, message), "extractive"
+            else:
+                bullets, method = summarize_turn(
+                    turn,
+                    use_claude=config["summarizer.use_claude"],
+                    model=config["summarizer.model"],
+                    timeout=config["summarizer.timeout_seconds"],
+                    last_message=message,
+                )
+            entry = Entry(_local_time(turn), session_id, turn.uuid, portable, bullets)
+            if append_entry(root, entry) is None:
+                report.duplicates += 1
+            else:
+                report.written += 1
+                report.methods[method] = report.methods.get(method, 0) + 1
+            done.add(turn.uuid)
+            state["done"] = sorted(done)
+            atomic_write_text(state_path, json.dumps(state))  # persist per turn: a crash loses nothing
+    if config["archive.enabled"]:
+        archived = archive_transcript(Path(transcript_path), session_id)
+        report.archived = str(archived) if archived else None
+    return report
