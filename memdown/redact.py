@@ -275,6 +275,8 @@ def _code_like(value: str, after: str) -> bool:
 
 
 def _env_line(m: re.Match[str], text: str) -> Span | None:
+    if m.group("pre") or m.group("post"):
+        return None  # "FOO_KEY = 'x'" is code; the assignment rule judges it
     if not _env_key_is_secret(m.group("key")):
         return None
     found = _value_group(m)
@@ -288,10 +290,8 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
             return None
         if _code_like(value, text[m.end():m.end() + 1]):
             return None
-        if value[0] in "([{" and (value[0] == "(" or len(value) == 1 or m.group("post")):
-            return None  # KEYS = ("a", "b") / PRIMARY_KEY = {: a literal in code
-        if m.group("ls") is None and (m.group("pre") or m.group("post")):
-            return None  # mid-line "X = y" is code or prose, not an env assignment
+        if value[0] in "([{" and (value[0] == "(" or len(value) == 1):
+            return None  # KEYS=("a" "b") / PRIMARY_KEY={: a literal in code
     return ("env", m.start(name), m.end(name))
 
 
@@ -318,6 +318,11 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
     if _placeholder(value):
         return None
     key, sep = m.group("key"), m.group("sep")
+    if name != "bare":
+        if not any(c.isalnum() for c in value):
+            return None
+        if sep == ":" and not m.group("kq") and not m.group("post"):
+            return None  # 'if not token:",' -- a colon glued to a quote is not YAML
     if name == "bare":
         if m.group("kq") and value.isdigit():
             return None  # "password": 1234 in JSON is a count or an id, not a secret
