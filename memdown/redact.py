@@ -45,7 +45,8 @@ def should_skip(text: str) -> bool:
 
 _NULLISH = frozenset(
     "none null nil undefined true false yes no on off empty required optional "
-    "str string bytes int integer bool boolean any secretstr include omit same-origin".split()
+    "str string bytes int integer bool boolean any secretstr include omit same-origin "
+    "await new yield lambda function async typeof not this self".split()
 )
 _REFERENCE = re.compile(
     r"""^(?:
@@ -254,7 +255,7 @@ def _auth_header(m: re.Match[str], text: str) -> Span | None:
 
 def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
     for name in ("eq", "dq", "sq", "bare"):
-        if m.group(name) is not None:
+        if name in m.re.groupindex and m.group(name) is not None:
             return name, m.group(name)
     return None
 

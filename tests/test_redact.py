@@ -140,6 +140,10 @@ CORPUS: list[tuple[str, str, str]] = [
     (f"MY_AUTH={PASSWORD}", "env", PASSWORD),
     (f"environment:\n  - DB_PASS={PASSWORD}", "env", PASSWORD),
     (f"ENV NPM_TOKEN={PASSWORD}", "env", PASSWORD),
+    # JSON-escaped text (raw transcript lines): values stop at the escape.
+    ('{"text": "password = \\"' + PASSWORD + '\\" done"}', "password", PASSWORD),
+    ('{"cmd": "export DB_PASSWORD=' + PASSWORD + '\\nnext"}', "env", PASSWORD),
+    ('{"h": "\\"Authorization\\": \\"Bearer ' + BEARER + '\\""}', "bearer", BEARER),
     (f"before <private>my home address is {PASSWORD}</private> after", "private", PASSWORD),
     (f"<PRIVATE>\nline one\n{PASSWORD}\n</Private>", "private", PASSWORD),
     (f"unclosed <private> everything after {PASSWORD}\nand more", "private", "and more"),
@@ -159,6 +163,11 @@ def test_corpus_is_idempotent(text: str, kind: str, secret: str) -> None:
     once = redact(text)
     assert redact(once) == once
     assert find_secrets(once) == []
+
+
+def test_json_escaped_values_stop_at_the_escape() -> None:
+    raw = '"password = \\"' + PASSWORD + '\\"\\nnext = 1"'
+    assert redact(raw) == '"password = \\"[REDACTED:password]\\"\\nnext = 1"'
 
 
 def test_env_keeps_key_name() -> None:
@@ -272,6 +281,24 @@ NEGATIVES = [
     "AKIA is the prefix AWS uses for access key ids",
     "a JWT starts with eyJ and has three parts",
     "--token flag",
+    "self.token = token",
+    "const token = await getToken();",
+    'password = input("Password: ")',
+    "password = getpass.getpass()",
+    "if (token === null) return;",
+    'if password == "":',
+    "password: string;",
+    "password?: string",
+    "token: Optional[str] = None",
+    "headers = {'Authorization': f'Bearer {token}'}",
+    "Authorization: Bearer $TOKEN",
+    "Authorization: request.headers.get('Authorization')",
+    "const SIDEBAR_STATE_KEY = 'sidebar-collapsed';",
+    "_TOKENIZER_FILES=(a b)",
+    '"unk_token": "[UNK]", "pad_token": "[PAD]"',
+    "fetch(url, { credentials: 'include' })",
+    '"+        if not token:",',
+    "`Authorization: Bearer` (API)",
 ]
 
 

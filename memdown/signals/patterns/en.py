@@ -1,0 +1,146 @@
+"""English signal phrases (data only; see ``memdown.signals.patterns``)."""
+
+TYPOS = {
+    "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't", "wont": "won't",
+    "cant": "can't", "shouldnt": "shouldn't", "wasnt": "wasn't", "arent": "aren't", "thats": "that's",
+    "whats": "what's", "youre": "you're", "ive": "i've", "im": "i'm", "teh": "the", "hte": "the",
+    "taht": "that", "rember": "remember", "remeber": "remember", "rememebr": "remember",
+    "memroy": "memory", "memort": "memory", "memmory": "memory", "wrogn": "wrong", "worng": "wrong",
+    "actualy": "actually", "acutally": "actually", "acually": "actually", "insted": "instead",
+    "isntead": "instead", "alwyas": "always", "allways": "always", "alway": "always", "nevr": "never",
+    "pls": "please", "plz": "please", "u": "you", "ur": "your", "gruped": "grouped",
+    "wokr": "works", "wokrs": "works", "wroks": "works", "workign": "working", "wroking": "working",
+    "workin": "working", "perfact": "perfect", "prefect": "perfect", "exaclty": "exactly",
+    "exatly": "exactly", "convension": "convention", "conventon": "convention", "stil": "still",
+    "nto": "not", "ot": "to", "jsut": "just", "lgtm": "looks good",
+}
+
+COMMAND_VERBS = (r"\b(?:run|runs|running|use|execute|exec|type|call|try|launch|invoke|test with|build with"
+                 r"|start with|with|via|using)\s*:?\s*$")
+
+_VERB = (r"(?:use|run|call|add|put|write|prefer|import|commit|push|create|make|keep|include|ask|check|test"
+         r"|format|lint|do|go|start|end|name|return|wrap|prefix|rebase|merge|pin|install|mock|delete|remove)")
+
+PATTERNS = [
+    # --- corrections -----------------------------------------------------------------
+    ("no-punct", "correction", 2,
+     r"{FILL}(?:no+|nope|nah)\s*[,.!;:\u2014-]+(?!\s*(?:worries|problem|thanks|thank you|need)\b)",
+     "not_after_question after_reply"),
+    ("no-verb", "correction", 2,
+     r"{FILL}(?:no+|nope)\s+(?:use|do|don't|it's|its|that's|you|we|i said|the|just|not|stop|wrong|this|that"
+     r"|it should|you should|we should|instead|put|run|keep)\b", "not_after_question after_reply"),
+    ("wrong", "correction", 3,
+     r"\b(?:that|this|it|that's|it's|this's|you're)\s*(?:is\s+|was\s+|are\s+)?(?:(?:totally|completely|all|still"
+     r"|just|so|very)\s+)?(?:wrong|incorrect|not right|not correct)\b", ""),
+    ("wrong-thing", "correction", 2,
+     r"\bwrong (?:file|command|approach|way|directory|folder|dir|branch|place|path|version|package"
+     r"|function|method|module|one|table|column|import|repo|env|environment|tool|syntax)\b", "after_reply"),
+    ("actually", "correction", 2, r"{FILL}actually\b", "after_reply"),
+    ("instead", "correction", 2, r"\binstead\b", "after_reply"),
+    ("use-not", "correction", 3, r"\buse\s+`?[\w@./:+-]+`?(?:\s+\w+)?,?\s+(?:and\s+)?not\s+`?[\w@./:+-]+", ""),
+    ("rather-than", "correction", 2, r"\b(?:rather than|not\s+\S+\s+but\s+\S+)", "after_reply"),
+    ("dont-use", "correction", 3,
+     r"\b(?:don't|do not|please don't)\s+(?:ever\s+)?(?:use|using)\b", ""),
+    ("dont-do", "correction", 2,
+     r"\b(?:don't|do not|please don't)\s+(?:ever\s+)?(?:run|call|add|touch|edit|modify|change|commit|push"
+     r"|import|install|create|put|write|mock|delete|remove|rename|hardcode|hard-code|skip|disable)\b", ""),
+    ("stop-using", "correction", 3,
+     r"\bstop (?:using|doing|adding|calling|running|creating|writing|putting|making|changing|touching"
+     r"|mocking|guessing|deleting|removing|committing|pushing)\b", ""),
+    ("we-dont", "correction", 3,
+     r"\bwe (?:don't|do not|never|no longer) (?:do|use|write|put|add|call|run|need)\b"
+     r"|\bthat's not how we\b|\bnot how we do\b", ""),
+    ("not-anymore", "correction", 2,
+     r"\bnot any ?more\b|\bno longer (?:use|used|needed|need|exist|exists|valid|true|the case|work|works"
+     r"|supported|relevant)\b|\b(?:don't|doesn't|isn't|aren't|not)\b[^.]{0,40}\bany ?more\b", ""),
+    ("should-have", "correction", 2,
+     r"\byou should(?:'ve| have)\b|\bshould have (?:used|been|asked|run|checked)\b|\bit should (?:be|use)\b"
+     r"|\bthat should be\b", "after_reply"),
+    ("didnt-ask", "correction", 3,
+     r"\bi (?:didn't|did not|never) (?:ask|want|say|tell you|mean)\b|\bthat's not what i\b"
+     r"|\bnot what i (?:asked|wanted|meant)\b", ""),
+    ("dont-like", "correction", 2,
+     r"\bi (?:don't|do not) (?:like|want) (?:this|that|it|any|the|these|those|how|your)\b", "after_reply"),
+    ("revert-change", "correction", 2,
+     r"\b(?:revert|undo|roll ?back|back out) (?:that|this|it|the change|the changes|your change|your changes"
+     r"|what you did|those)\b", "after_reply"),
+    ("i-said", "correction", 2, r"\bi (?:said|told you|already said|already told you)\b|\bas i said\b", ""),
+    ("wait", "correction", 1, r"{FILL}(?:wait|hold on|hang on|whoa|woah)\b", "after_reply"),
+    ("issue-is-not", "correction", 2,
+     r"\b(?:issue|problem|bug|culprit|cause|error) is\b.{1,80}?\bnot\b", "after_reply"),
+    ("still-broken", "correction", 2,
+     r"\bstill\s+(?:not|doesn't|isn't|broken|failing|fails|fail|wrong|the same|getting|seeing|shows|crash)"
+     r"|\b(?:doesn't|does not|didn't|did not|isn't|is not|not)\s+(?:\w+\s+){0,2}(?:work|working|worked"
+     r"|fixed|fix it)\b", "after_reply"),
+    ("not-done", "correction", 1,
+     r"\b(?:this|it|that)\s+(?:is|was|'s)?\s*not\s+(?:grouped|showing|shown|displayed|applied|appearing"
+     r"|loading|loaded|saved|updated|changed|fixed|sorted|filtered|done|rendered|visible|called|triggered"
+     r"|firing)\b|\bnothing (?:happens|happened|happen|changed|changes)\b", "after_reply"),
+    ("but-i-want", "correction", 1, r"^\W*(?:but|no but)\s+i\s+(?:still\s+)?(?:want|need|said|asked)\b",
+     "after_reply"),
+    ("doesnt-this", "correction", 1,
+     r"^\W*(?:doesn't|won't|wouldn't|isn't|shouldn't) (?:this|that|it)\b", "after_reply"),
+    ("try-this", "correction", 1, r"^\W*(?:try|maybe try|why not just)\s+(?:some|something|with|using|it|a|the)\b",
+     "after_reply"),
+    ("why-did-you", "correction", 1, r"\bwhy (?:did|would) you\b", "after_reply"),
+    ("thats-not", "correction", 2,
+     r"\bthat's not (?:it|the (?:issue|problem|point|case))\b|\bnot like (?:that|this)\b", "after_reply"),
+    # --- conventions -----------------------------------------------------------------
+    ("always-never", "convention", 2, r"\b(?:always|never)\s+(?:\w+\s+)?" + _VERB + r"\b", ""),
+    ("please-always", "convention", 3, r"\bplease (?:always|never)\b|\bmake sure (?:to|you) always\b", ""),
+    ("in-this-repo", "convention", 3,
+     r"\b(?:in|for|across) (?:this|our|the) (?:repo|repository|project|codebase|code base|team|company|org"
+     r"|monorepo)\b[^.?]{0,40}?\b(?:we|you|all|every|always|never|use|should|must|don't|prefer|have to)\b", ""),
+    ("here-we", "convention", 2, r"\b(?:here|around here),? we (?:use|do|prefer|always|never|don't|write)\b", ""),
+    ("convention-is", "convention", 3,
+     r"\b(?:our|the) (?:convention|standard|rule|style|practice|policy|guideline|naming convention)s?\b"
+     r"(?:\s+here)?\s+(?:is|are|says)\b|\bby convention\b", ""),
+    ("goes-in", "convention", 2,
+     r"\b(?:go|goes|belong|belongs|live|lives|should live|should go|should be|must be|are kept|is kept"
+     r"|stay|stays|is defined|are defined|is located|are located|is configured|are stored|is stored)"
+     r" (?:in|into|under|inside|at)\s+(?:the\s+)?(?:`?[\w:.~-]*[\\/][\w.\\/-]*`?|\w+ (?:folder|directory|dir))", ""),
+    ("we-use", "convention", 2,
+     r"\bwe (?:use|prefer|usually|typically|only use|normally|generally|stick to|rely on|always)\b", ""),
+    ("from-now-on", "convention", 3,
+     r"\b(?:from now on|going forward|in the future|next time|from here on|henceforth|for future reference)\b", ""),
+    ("prefer", "convention", 2,
+     r"\bi (?:prefer|like it when|want you to always|'d rather|would rather|always want)\b", ""),
+    ("dont-ask", "convention", 2,
+     r"\b(?:don't|do not|no need to|stop|never)\s+(?:\w+\s+)?(?:ask|asking|check with|checking with"
+     r"|confirm with|wait for) (?:me|for (?:permission|confirmation|approval))\b|\bwithout asking\b", ""),
+    ("noticed-you", "convention", 2,
+     r"\bi(?:'ve| have)? noticed (?:that )?you\b|\byou keep (?:\w+ing)\b"
+     r"|\byou(?:'re| are) (?:being )?(?:too |very |so )(?:tentative|verbose|cautious|slow|lazy|wordy)\b", ""),
+    # --- positive reinforcement (only right after a multi-step action) ------------------
+    ("perfect", "positive", 2,
+     r"{FILL}(?:perfect|excellent|awesome|great|brilliant|nice|exactly|beautiful|fantastic|amazing|sweet"
+     r"|superb|wonderful|spot on|nailed it|bingo|yes+ that's it)\b(?!\s+(?:question|point|idea))",
+     "after_action"),
+    ("works", "positive", 2,
+     r"\b(?:that|this|it|everything|things?|all|link|build|test|tests|now it)\s+(?:\w+\s+){0,2}(?:works|worked"
+     r"|working|work now|seems to work|did it|did the trick)\b", "after_action neg_guard"),
+    ("works-start", "positive", 2, r"{FILL}(?:it's\s+|its\s+|now\s+)?(?:working|works|worked)\b",
+     "after_action neg_guard"),
+    ("looks-good", "positive", 1,
+     r"\b(?:looks|looking|look|seems) (?:good|great|perfect|right|fine|correct)\b"
+     r"|\b(?:nice|good|great) (?:work|job)\b|\bwell done\b|\bthat fixed it\b", "after_action neg_guard"),
+    # --- explicit memory requests ---------------------------------------------------------
+    ("remember-start", "memory_request", 3,
+     r"{FILL}(?:please\s+|also\s+|and\s+|now\s+)?(?:remember|memorize|memorise)\b(?!\s+(?:when|how|what|me)\b)",
+     ""),
+    ("remember-that", "memory_request", 3,
+     r"(?<!do you )(?<!did you )(?<!can you )(?<!i )(?<!i don't )(?<!you )"
+     r"\b(?:remember|memorize|memorise|keep in mind|don't forget)\s+(?:and\s+\w+\s+(?:\w+\s+)?)?"
+     r"(?:that|this|to|:|the fact)\b", ""),
+    ("save-memory", "memory_request", 3,
+     r"\b(?:save|store|put|add|write|keep|record|note)\b[^.?!]{0,40}?\b(?:to|in|into|on)\s+(?:your\s+|the\s+"
+     r"|my\s+)?(?:memory|memories|memdown|claude\.md|long[- ]term memory)\b", ""),
+    ("make-note", "memory_request", 2, r"\bmake a note (?:that|of)\b|\bnote (?:down )?that\b", ""),
+    # --- reverting a learned rule ------------------------------------------------------
+    ("rule-wrong", "revert", 3,
+     r"\b(?:that|this|the) (?:rule|learning|memory|instruction|note|guideline)(?: about [^.]{1,40}?)? (?:was|is)"
+     r" (?:wrong|outdated|incorrect|obsolete|bad|no longer (?:true|valid|right))\b", ""),
+    ("forget-rule", "revert", 3,
+     r"\b(?:forget|unlearn|ignore|drop|remove|delete) (?:the|that|this) (?:rule|learning|memory|instruction"
+     r"|note)\b|\bforget what i said about\b", ""),
+]
