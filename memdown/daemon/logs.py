@@ -1,0 +1,67 @@
+"""The daemon's log: ``<root>/logs/watch.log``, rotated, never the user's terminal."""
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+from .. import paths
+
+LOGGER_NAME = "memdown.daemon"
+MAX_BYTES = 1_000_000
+BACKUPS = 3
+FORMAT = "%(asctime)s %(process)d %(levelname)s [%(threadName)s] %(message)s"
+
+
+def log_file(root: Path) -> Path:
+    return paths.logs_dir(Path(root)) / "watch.log"
+
+
+def setup_logging(root: Path, *, level: int = logging.INFO, max_bytes: int = MAX_BYTES,
+                  backups: int = BACKUPS) -> logging.Logger:
+    """Send the daemon's logger (and watchdog's warnings) to a rotating file.
+
+    ``logs/`` gets its own ``.gitignore`` so the log is never committed, even
+    in a memory root that was not created by ``memdown init``.
+    """
+    folder = paths.logs_dir(Path(root))
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text("*\n", encoding="utf-8")
+        except OSError:
+            pass
+    handler = logging.handlers.RotatingFileHandler(
+        log_file(root), maxBytes=max_bytes, backupCount=backups, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter(FORMAT))
+    logger = logging.getLogger(LOGGER_NAME)
+    for old in list(logger.handlers):
+        if getattr(old, "_memdown_daemon", False):
+            logger.removeHandler(old)
+            old.close()
+    handler._memdown_daemon = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+    watchdog_logger = logging.getLogger("watchdog")
+    for old in list(watchdog_logger.handlers):
+        if getattr(old, "_memdown_daemon", False):
+            watchdog_logger.removeHandler(old)
+    watchdog_logger.addHandler(handler)
+    watchdog_logger.setLevel(logging.WARNING)
+    return logger
+
+
+def close_logging() -> None:
+    for name in (LOGGER_NAME, "watchdog"):
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            if getattr(handler, "_memdown_daemon", False):
+                logger.removeHandler(handler)
+                handler.close()
+
+
+def get_logger() -> logging.Logger:
+    return logging.getLogger(LOGGER_NAME)

@@ -1,0 +1,398 @@
+"""Signal detection: phrase tables on the user's own words, plus tool-call patterns.
+
+Only real user prompts are read for phrases (never the assistant's text,
+subagent prompts, hook-injected context or pasted material): code fences,
+inline code, quoted lines, quoted sentences, XML-ish tag blocks and pasted
+logs are removed first (``clean_prompt``). Tool-call detectors look at what
+happened: the same tool failing twice in a row, one file edited 3+ times in a
+row, 3+ empty searches before a hit. Standard library plus markdown-it-py.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from . import patterns as P
+from .store import Signal
+from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi
+
+PRIORITY = ("memory_request", "revert", "correction", "convention", "positive")
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_editor",
+                        "str_replace_based_edit_tool"})
+SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
+SEARCH_COMMANDS = frozenset({"grep", "rg", "ag", "ack", "find", "fd", "locate", "egrep", "fgrep"})
+COMMAND_WORDS = frozenset("""npm pnpm yarn npx bun bunx deno node make cmake just pytest python python3 pip pip3 uv
+uvx poetry pipenv tox nox ruff mypy black cargo rustc go gradle gradlew mvn dotnet rake bundle rails ruby php composer
+docker docker-compose podman kubectl helm terraform git gh ./ bash sh zsh source . tsc eslint prettier jest vitest
+playwright swift xcodebuild flutter dart mix elixir iex lein clojure sbt stack cabal ghc odoo odoo-bin psql mysql
+sqlite3 redis-cli curl wget rsync scp ssh ansible-playbook pre-commit alembic django-admin manage.py memdown
+claude adb emulator avdmanager sdkmanager""".split())
+
+_TAG_BLOCK = re.compile(r"<([a-zA-Z][\w:-]*)(?:\s[^<>]*)?>[\s\S]*?</\1\s*>")
+_INLINE_CODE = re.compile(r"(`+)([^`]+?)\1")
+_QUOTED = re.compile(r"\"[^\"\n]{12,}\"|“[^”\n]{12,}”")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+|(?<=[。！？])")
+_LOG_LINE = re.compile(
+    r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\[?\d\d:\d\d(?::\d\d)|\[(?:info|warn|warning|error|debug|trace|fatal)\]"
+    r"|(?:info|warn|warning|error|debug|trace|fatal|npm err!|err!)\s*[:\]]|at\s+[\w.$<>]+\s*\(|file\s+\".*\",\s+line"
+    r"|traceback|\^+\s*$|\$\s|#\s*\d+\s|\d+\s*\||[\w./-]+\.\w+:\d+|exit code \d+|[│├└─┌┐┘┼╭╰]"
+    r"|\w+(?:error|exception|warning):\s|\d+ (?:passed|failed|errors?)\b|>\s)",
+    re.IGNORECASE)
+_md = None
+
+
+def _markdown():
+    global _md
+    if _md is None:
+        from markdown_it import MarkdownIt
+
+        _md = MarkdownIt("commonmark", {"html": True})
+    return _md
+
+
+def _log_like(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if _LOG_LINE.search(stripped):
+        return True
+    letters = sum(ch.isalpha() for ch in stripped)
+    return len(stripped) > 20 and letters / len(stripped) < 0.55
+
+
+def clean_prompt(text: str) -> str:
+    """The user's own prose: no code, quotes, tags, pasted logs or tables."""
+    text = strip_ansi(text or "").replace("\r\n", "\n")
+    for _ in range(3):  # nested tag blocks
+        text = _TAG_BLOCK.sub(" ", text)
+    lines = text.split("\n")
+    drop: set[int] = set()
+    try:
+        tokens = _markdown().parse(text)
+    except Exception:  # markdown-it never should, but a prompt must not break mining
+        tokens = []
+    for tok in tokens:
+        if tok.level == 0 and tok.map and tok.type in ("fence", "code_block", "html_block", "blockquote_open",
+                                                      "table_open"):
+            drop.update(range(tok.map[0], tok.map[1]))
+    # Paragraphs that are mostly pasted log or output go whole.
+    block: list[int] = []
+    for k in range(len(lines) + 1):
+        if k < len(lines) and lines[k].strip() and k not in drop:
+            block.append(k)
+            continue
+        if block:
+            logish = [i for i in block if _log_like(lines[i])]
+            if len(logish) >= 2 and len(logish) / len(block) >= 0.4:
+                drop.update(block)
+            else:
+                drop.update(logish)
+            block = []
+    kept = "\n".join(line for k, line in enumerate(lines) if k not in drop)
+    kept = _INLINE_CODE.sub(" ‹code› ", kept)
+    kept = _QUOTED.sub(lambda m: m.group(0) if len(m.group(0).split()) < 4 else " ‹quote› ", kept)
+    return kept.strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+@dataclass
+class Context:
+    """What came before the prompt, for the pattern flags."""
+
+    after_reply: bool = True  # the assistant said or did something before
+    after_action: bool = False  # the previous turn ran 2+ tools
+    after_question: bool = False  # the assistant's last words were a question
+
+
+@dataclass
+class Hit:
+    type: str
+    confidence: int
+    patterns: list[str]
+    lang: str
+    quote: str
+    tags: list[str] = field(default_factory=list)
+
+
+def _flags_ok(pattern: P.Pattern, ctx: Context, norm: str, start: int) -> bool:
+    flags = pattern.flags
+    if "after_action" in flags and not ctx.after_action:
+        return False
+    if "after_reply" in flags and not ctx.after_reply:
+        return False
+    if "not_after_question" in flags and ctx.after_question:
+        return False
+    if "neg_guard" in flags and P.NEGATION_BEFORE.search(norm[max(0, start - 24):start]):
+        return False
+    return True
+
+
+def match_sentence(sentence: str, ctx: Context) -> list[tuple[P.Pattern, re.Match[str]]]:
+    norm = fold_typos(normalize(sentence), P.typos())
+    found = []
+    for pattern in P.patterns():
+        match = pattern.regex.search(norm)
+        if match and _flags_ok(pattern, ctx, norm, match.start()):
+            found.append((pattern, match))
+    return found
+
+
+def _quote(sentences: list[str], k: int, limit: int = 300) -> str:
+    """Sentence ``k``, extended with following ones while it is short ("No." → "No. Use pnpm.")."""
+    parts = [sentences[k]]
+    j = k + 1
+    while j < len(sentences) and len(" ".join(parts)) < 40:
+        parts.append(sentences[j])
+        j += 1
+    if k > 0 and len(" ".join(parts)) < 25:
+        parts.insert(0, sentences[k - 1])
+    return one_line(" ".join(parts), limit)
+
+
+def detect_phrases(prompt: str, ctx: Context | None = None) -> list[Hit]:
+    """One hit per signal type found in the user's prompt (highest confidence wins)."""
+    ctx = ctx or Context()
+    sentences = split_sentences(clean_prompt(prompt))
+    best: dict[str, Hit] = {}
+    for k, sentence in enumerate(sentences):
+        found = match_sentence(sentence, ctx)
+        if not found:
+            continue
+        kind = min((p.type for p, _ in found), key=PRIORITY.index)
+        chosen = [p for p, _ in found if p.type == kind]
+        confidence = max(p.confidence for p in chosen)
+        hit = best.get(kind)
+        if hit is None:
+            best[kind] = Hit(kind, confidence, [p.id for p in chosen], chosen[0].lang, _quote(sentences, k))
+        else:
+            hit.confidence = max(hit.confidence, confidence)
+            hit.patterns.extend(p.id for p in chosen if p.id not in hit.patterns)
+    for hit in best.values():
+        hit.tags = _tags(hit.quote, hit.lang)
+    return sorted(best.values(), key=lambda h: PRIORITY.index(h.type))
+
+
+def _looks_like_command(code: str) -> bool:
+    code = code.strip()
+    if not code or "\n" in code or len(code) > 200:
+        return False
+    first = code.split()[0]
+    return first in COMMAND_WORDS or first.startswith("./") or (len(code.split()) > 1 and " --" in f" {code}")
+
+
+def detect_commands(prompt: str) -> list[Hit]:
+    """Backticked commands the user shares ("run `make test`"); confidence 2 with a run-verb."""
+    text = strip_ansi(prompt or "")
+    text = _TAG_BLOCK.sub(" ", text)
+    verbs = P.command_verbs()
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    for match in _INLINE_CODE.finditer(text):
+        code = match.group(2).strip()
+        if code in seen or not _looks_like_command(code):
+            continue
+        seen.add(code)
+        before = normalize(text[max(0, match.start() - 40):match.start()])
+        confidence = 2 if verbs.search(before) else 1
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        quote = one_line(text[line_start:line_end if line_end >= 0 else len(text)], 300)
+        hits.append(Hit("command", confidence, ["cmd.backticks" if confidence == 1 else "cmd.run-verb"], "",
+                        quote, tags=[code.split()[0]]))
+    return hits
+
+
+def _tags(text: str, lang: str) -> list[str]:
+    tags = [t for t in polar_terms(text)][:4]
+    for match in _INLINE_CODE.finditer(text):
+        word = match.group(2).split()[0] if match.group(2).split() else ""
+        if word and word not in tags:
+            tags.append(word)
+    if lang and lang != "en":
+        tags.append(lang)
+    return tags[:6]
+
+
+def scope_of(text: str) -> str:
+    norm = normalize(text)
+    if re.search(r"\b(?:in (?:all|every|any) (?:of my )?(?:projects?|repos?|repositories)|globally|everywhere"
+                 r"|across (?:all )?(?:projects|repos)|all my projects|in general)\b|所有项目|全局", norm):
+        return "global"
+    if re.search(r"\b(?:don't|do not|stop|never|no need to)\s+(?:\w+\s+)?(?:ask|asking)\b|不要(?:停下来)?问我", norm):
+        return "global"
+    return "project"
+
+
+# --- tool-call patterns ------------------------------------------------------------
+
+def _bash_head(command: str) -> str:
+    command = re.sub(r"^(?:\s*cd\s+\S+\s*(?:&&|;)\s*)+", "", command or "")
+    words = [w for w in command.split() if "=" not in w or w.startswith("-")]
+    return " ".join(words[:2])
+
+
+def _is_search(call) -> bool:
+    if call.name in SEARCH_TOOLS:
+        return True
+    if call.name == "Bash":
+        head = _bash_head(str(call.input.get("command", ""))).split()
+        return bool(head) and (head[0] in SEARCH_COMMANDS or head[:2] == ["git", "grep"])
+    return False
+
+
+def _empty(call) -> bool:
+    result = (call.result or "").strip()
+    if not result:
+        return True
+    low = result.lower()
+    if re.match(r"^(?:no (?:files|matches) found|no matches|found 0 |0 (?:files|matches)|\(no output\))", low):
+        return True
+    return call.is_error and len(low) < 40 and "exit code 1" in low
+
+
+def similar_input(a, b) -> bool:
+    """Two calls of one tool that aim at the same thing (a retry, or the fix of a failure)."""
+    if a.name != b.name:
+        return False
+    if a.name == "Bash":
+        ha, hb = _bash_head(str(a.input.get("command", ""))), _bash_head(str(b.input.get("command", "")))
+        return bool(ha) and (ha.split()[0] == hb.split()[0] if hb else False)
+    fa = a.input.get("file_path") or a.input.get("path") or a.input.get("notebook_path")
+    fb = b.input.get("file_path") or b.input.get("path") or b.input.get("notebook_path")
+    return fa == fb if fa or fb else True
+
+
+def find_fix(calls: list, k: int, window: int = 8):
+    """The first later successful call that retries failed call ``k``, if any."""
+    for later in calls[k + 1:k + 1 + window]:
+        if later.name == calls[k].name and not later.is_error and similar_input(calls[k], later):
+            return later
+    return None
+
+
+def fix_text(call) -> str:
+    if call.name == "Bash" and isinstance(call.input.get("command"), str):
+        return f"Bash `{one_line(call.input['command'], 300)}`"
+    return one_line(call.summary(), 300)
+
+
+def detect_tool_patterns(calls: list) -> list[Signal]:
+    """Repeated failures, multi-attempt edits and search thrashing in a call sequence."""
+    out: list[Signal] = []
+    k = 0
+    while k < len(calls):  # the same tool failing twice (or more) in a row
+        run = 1
+        while k + run < len(calls) and calls[k + run].is_error and calls[k].is_error \
+                and calls[k + run].name == calls[k].name:
+            run += 1
+        if run >= 2:
+            last = calls[k + run - 1]
+            fix = find_fix(calls, k + run - 1)
+            extra = {"tool": last.name, "input": one_line(last.summary(), 200), "attempts": str(run)}
+            if fix is not None:
+                extra["fix"] = fix_text(fix)
+            out.append(Signal("repeated_failure", one_line(last.error_excerpt(), 300), 2 if run >= 3 else 1,
+                              pattern="tool.repeated-failure", tags=[last.name], extra=extra,
+                              context=f"Failed {run} times in a row: {one_line(last.summary(), 200)}"))
+        k += run
+    edits = [c for c in calls if c.name in EDIT_TOOLS]
+    k = 0
+    while k < len(edits):  # one file edited 3+ times in a row
+        target = edits[k].input.get("file_path") or edits[k].input.get("path") or edits[k].input.get("notebook_path")
+        run = 1
+        while k + run < len(edits) and target and (edits[k + run].input.get("file_path")
+                                                   or edits[k + run].input.get("path")) == target:
+            run += 1
+        if run >= 3 and target:
+            out.append(Signal("multi_edit", f"{target} edited {run} times in a row", 1,
+                              pattern="tool.multi-edit", tags=[str(target).rsplit("/", 1)[-1]],
+                              extra={"file": str(target), "attempts": str(run)}))
+        k += run
+    empties: list = []
+    for call in calls:  # 3+ empty searches before a hit
+        if not _is_search(call):
+            continue
+        if _empty(call):
+            empties.append(call)
+            continue
+        if len(empties) >= 3:
+            tried = "; ".join(one_line(c.summary(), 80) for c in empties[-5:])
+            out.append(Signal("search_thrash", f"{len(empties)} empty searches before: {one_line(call.summary(), 160)}",
+                              2 if len(empties) >= 5 else 1, pattern="tool.search-thrash",
+                              context=f"Tried: {tried}", extra={"found_with": one_line(call.summary(), 200)}))
+        empties = []
+    return out
+
+
+def detect_missing_context(question_text: str, facts: Iterable[str]) -> tuple[str, str] | None:
+    """(question, fact) when the assistant asks something a known fact already answers."""
+    questions = [s for s in split_sentences(question_text or "") if s.endswith("?")]
+    for question in questions[-3:]:
+        q = content_tokens(question)
+        if len(q) < 3:
+            continue
+        for fact in facts:
+            f = content_tokens(fact)
+            shared = q & f
+            if len(shared) >= 3 and len(shared) / len(q) >= 0.5:
+                return one_line(question, 300), one_line(fact, 300)
+    return None
+
+
+# --- whole turns ---------------------------------------------------------------------
+
+def _action_summary(turn) -> str:
+    if turn is None:
+        return ""
+    steps = [one_line(c.summary(), 100) for c in turn.tool_calls[-3:]]
+    said = one_line(turn.assistant_texts[-1], 160) if turn.assistant_texts else ""
+    parts = []
+    if steps:
+        parts.append("After: " + "; ".join(steps))
+    if said:
+        parts.append(f"Assistant: {said}")
+    return "\n\n".join(parts)
+
+
+def detect_turns(turns: list, *, previous=None, facts: Iterable[str] = (),
+                 adjust: Callable[[str, str], int] | None = None, is_sidechain: bool = False) -> list[Signal]:
+    """Signals for ``turns`` in order; ``previous`` is the turn before the first (or None)."""
+    facts = list(facts)
+    out: list[Signal] = []
+    prev = previous
+    for turn in turns:
+        found: list[Signal] = []
+        prompt_ok = not is_sidechain and getattr(turn, "kind", "prompt") == "prompt"
+        if prompt_ok:
+            from ..redact import should_skip
+
+            prompt_ok = not should_skip(turn.prompt)
+        if prompt_ok:
+            ctx = Context(
+                after_reply=prev is not None and bool(prev.tool_calls or prev.assistant_texts),
+                after_action=prev is not None and len(prev.tool_calls) >= 2,
+                after_question=prev is not None and prev.assistant_text().rstrip().endswith("?"),
+            )
+            for hit in detect_phrases(turn.prompt, ctx) + detect_commands(turn.prompt):
+                found.append(Signal(hit.type, hit.quote, hit.confidence, pattern=", ".join(hit.patterns[:3]),
+                                    tags=hit.tags, scope=scope_of(hit.quote), context=_action_summary(prev),
+                                    extra={"lang": hit.lang} if hit.lang and hit.lang != "en" else {}))
+            if facts and turn.assistant_texts:
+                missing = detect_missing_context(turn.assistant_texts[-1], facts)
+                if missing:
+                    found.append(Signal("missing_context", missing[0], 1, pattern="ctx.known-answer",
+                                        context=f"Already known: {missing[1]}"))
+        found.extend(detect_tool_patterns(turn.tool_calls))
+        for sig in found:
+            sig.turn = turn.uuid
+            sig.seen = turn.timestamp or ""
+            if adjust is not None:
+                first = sig.pattern.split(",")[0].strip()
+                sig.confidence = max(1, min(3, sig.confidence + adjust(first, sig.type)))
+        out.extend(found)
+        prev = turn
+    return out
