@@ -21,7 +21,9 @@ from .fsutil import file_lock
 from .index.embedder import Embedder, embedder_from_config
 from .index.table import ChunkTable
 from .services.expand import Expansion, expand_row, find_row
-from .services.indexing import IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, require_root
+from .services.indexing import (
+    IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity, require_root,
+)
 from .services.search import ConceptMatch, Hit, SearchOptions, concept_search, search_table
 from .store.layout import init_layout
 
@@ -88,8 +90,14 @@ class Memory:
         if not stale:
             try:
                 self.table.open()
-                self._table_ready = True
-                return
+                meta = self.table.meta
+                # An index built by another model (or chunking) must not answer
+                # this embedder's query vectors: index() rebuilds it and says why.
+                if meta is not None and meta.model_id == self.embedder.model_id and (
+                    meta.fts_config == index_identity(self.embedder, self.config)
+                ):
+                    self._table_ready = True
+                    return
             except IndexUnavailableError:
                 pass  # index() below rebuilds it and reports why, in one line
         try:

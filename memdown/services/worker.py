@@ -71,25 +71,37 @@ def _index(root: Path) -> None:
         log.info("index busy; left to the current writer")
 
 
+def _steps(root: Path, job: str, payload: dict[str, Any]) -> list[tuple[str, Any]]:
+    capture_last = job != "precompact"  # auto-compaction may fire mid-turn
+    steps: list[tuple[str, Any]] = [("capture", lambda: _capture(root, payload, include_last_turn=capture_last))]
+    if job in ("precompact", "sessionend"):
+        steps.append(("mine", lambda: _mine(root, payload)))
+    if job == "sessionend":
+        steps.append(("sweep", lambda: _sweep(root)))
+        live = load_config(root)["watch.enabled"] and paths.socket_path(root).exists()
+        if not live:  # otherwise the live daemon indexes the new entries itself
+            steps.append(("index", lambda: _index(root)))
+    return steps
+
+
 def run_job(root: Path, job: str, payload: dict[str, Any]) -> None:
-    if job == "stop":
-        _capture(root, payload, include_last_turn=True)
-    elif job == "precompact":
-        _capture(root, payload, include_last_turn=False)
-        _mine(root, payload)
-    elif job == "sessionend":
-        _capture(root, payload, include_last_turn=True)
-        _mine(root, payload)
-        _sweep(root)
-        if load_config(root)["watch.enabled"] and paths.socket_path(root).exists():
-            return  # the live daemon indexes the new entries itself
-        _index(root)
-    elif job == "retry":
+    """Run every step of a job; one failing step does not stop the others."""
+    if job == "retry":
         for job_path in payload.get("jobs", []):
             if Path(job_path).exists():
                 run_job_file(root, Path(job_path))
-    else:
+        return
+    if job not in ("stop", "precompact", "sessionend"):
         raise ValueError(f"unknown job {job!r}")
+    failed: list[str] = []
+    for name, step in _steps(root, job, payload):
+        try:
+            step()
+        except Exception as exc:
+            log.warning("step %s of %s failed: %s: %s", name, job, type(exc).__name__, exc)
+            failed.append(name)
+    if failed:
+        raise RuntimeError(f"{job}: step(s) failed: {', '.join(failed)}")
 
 
 def run_job_file(root: Path, job_file: Path) -> bool:
@@ -98,7 +110,7 @@ def run_job_file(root: Path, job_file: Path) -> bool:
         data = json.loads(job_file.read_text())
         run_job(root, data["job"], data.get("payload") or {})
     except Exception as exc:
-        log.exception("job %s failed: %s", job_file.name, exc)
+        log.warning("job %s failed (kept in jobs/failed/): %s", job_file.name, exc)
         failed = job_file.parent / "failed"
         failed.mkdir(exist_ok=True)
         try:

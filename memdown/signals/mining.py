@@ -1,0 +1,236 @@
+"""Mine a session transcript for signals, from where the last mining stopped.
+
+``mine_session`` is what the PreCompact and SessionEnd hooks run (in their
+detached worker). The mining point of every transcript file (main log and each
+subagent log) is kept in ``state/mining.json`` under a lock, so nothing is
+mined twice and a compaction loses nothing. Standard library plus
+markdown-it-py; never lancedb/fastembed.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .. import paths
+from ..config import load_config
+from ..errors import MemdownError
+from ..fsutil import atomic_write_text, file_lock
+from . import store
+from .detect import detect_turns, find_fix, fix_text
+from .store import Signal
+from .text import content_tokens, containment, one_line
+
+MAX_FACTS = 400
+
+
+def _state_path(root: Path) -> Path:
+    return paths.state_dir(root) / "mining.json"
+
+
+def read_state(root: Path) -> dict:
+    try:
+        data = json.loads(_state_path(root).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _key(path: Path) -> str:
+    try:
+        return str(Path(path).resolve())
+    except OSError:
+        return str(path)
+
+
+def _portable(path: Path) -> str:
+    try:
+        from ..transcript.archive import portable_path
+
+        return portable_path(path)
+    except Exception:  # noqa: BLE001 - a path is better than nothing
+        return str(path)
+
+
+def known_facts(root: Path) -> list[str]:
+    """Lines of the CLAUDE.md files and learnings: what the agent is already told."""
+    from ..learning.promote import target_paths
+
+    facts: list[str] = []
+    sources = list(target_paths(root).values()) + [root / "learnings.md"]
+    for source in sources:
+        try:
+            text = source.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip().lstrip("-*+> ").strip()
+            if line and not line.startswith(("#", "<!--")) and len(content_tokens(line)) >= 3:
+                facts.append(line)
+    return facts[-MAX_FACTS:]
+
+
+class _Prev:
+    """The turn before a chunk: the mined state of the last turn plus any new tail work."""
+
+    def __init__(self, last: dict, preamble) -> None:
+        from ..transcript.parser import ToolCall
+
+        tail = list(preamble.tool_calls) if preamble is not None else []
+        earlier = int(last.get("tools", 0) or 0)
+        self.tool_calls = [ToolCall(id="", name="(earlier)", input={}) for _ in range(earlier)] + tail
+        texts = list(preamble.assistant_texts) if preamble is not None else []
+        self.assistant_texts = texts or ([last["said"]] if last.get("said") else [])
+
+    def assistant_text(self) -> str:
+        return "\n\n".join(self.assistant_texts)
+
+
+def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust):
+    from ..transcript.parser import parse_transcript
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return [], offset, last, [], []
+    if size < offset:  # replaced or truncated: start again (duplicates are filtered later)
+        offset, last = 0, {}
+    transcript = parse_transcript(path, start_offset=offset, include_subagents=False)
+    found: list[Signal] = []
+    calls: list = []
+    preamble = transcript.preamble
+    if preamble is not None and preamble.tool_calls:
+        found.extend(detect_turns([preamble], is_sidechain=True))
+        calls.extend(preamble.tool_calls)
+    previous = _Prev(last, preamble) if last or preamble is not None else None
+    found.extend(detect_turns(transcript.turns, previous=previous, facts=facts, adjust=adjust,
+                              is_sidechain=sidechain))
+    for turn in transcript.turns:
+        calls.extend(turn.tool_calls)
+    for sub in transcript.subagents:  # inline sidechains (1.x / 2.0.x) share this file's offsets
+        for turn in sub.turns:
+            found.extend(detect_turns([turn], is_sidechain=True))
+            calls.extend(turn.tool_calls)
+    if transcript.turns:
+        final = transcript.turns[-1]
+        last = {"tools": len(final.tool_calls), "said": one_line(final.assistant_texts[-1], 300)
+                if final.assistant_texts else ""}
+    elif preamble is not None:
+        last = {"tools": int(last.get("tools", 0) or 0) + len(preamble.tool_calls),
+                "said": one_line(preamble.assistant_texts[-1], 300) if preamble.assistant_texts else last.get("said", "")}
+    prompts = [] if sidechain else [(t.uuid, t.prompt) for t in transcript.turns if t.kind == "prompt"]
+    return found, transcript.end_offset, last, calls, prompts
+
+
+def _fix_pairs(calls: list) -> list[tuple]:
+    pairs = []
+    for k, call in enumerate(calls):
+        if call.is_error:
+            fix = find_fix(calls, k)
+            if fix is not None:
+                pairs.append((call, fix))
+    return pairs
+
+
+def _link_fixes(root: Path, session_id: str, transcript: str, calls: list, found: list[Signal]) -> list[Signal]:
+    """Attach each fix (a later successful retry) to the matching failure signal, or add one."""
+    pairs = _fix_pairs(calls)
+    if not pairs:
+        return []
+    covered = {s.extra.get("input") for s in found if s.type == "repeated_failure"}
+    failures = [s for s in store.load(root, types=("failure",)) if s.session == session_id and not s.extra.get("fix")]
+    updates: dict[str, dict[str, object]] = {}
+    new: list[Signal] = []
+    for failed, fix in pairs:
+        excerpt = failed.error_excerpt(300)
+        want = content_tokens(excerpt)
+        match = next((s for s in failures if s.id not in updates and s.extra.get("tool") == failed.name
+                      and containment(want, content_tokens(s.text)) >= 0.5), None)
+        if match is not None:
+            updates[match.id] = {"fix": fix_text(fix)}
+        elif one_line(failed.summary(), 200) not in covered:
+            new.append(Signal("failure", excerpt, 1, pattern="tool.failure-fixed", tags=[failed.name],
+                              session=session_id, transcript=transcript,
+                              extra={"tool": failed.name, "input": one_line(failed.summary(), 200),
+                                     "fix": fix_text(fix)}))
+    if updates:
+        store.update(root, updates, signals=failures)
+    return new
+
+
+def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
+    """Drop what an earlier mining of this session already recorded (after a reset)."""
+    existing = {(s.session, s.turn, s.type) for s in store.load(root) if s.session == session_id}
+    out, seen = [], set()
+    for sig in found:
+        key = (session_id, sig.turn, sig.type) if sig.turn else None
+        if key and (key in existing or key in seen):
+            continue
+        if key:
+            seen.add(key)
+        out.append(sig)
+    return out
+
+
+def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=None) -> list[Signal]:
+    """Detect signals in the transcript since the stored mining point; write and return them."""
+    root = Path(root)
+    config = config or load_config(root)
+    if not config["capture.enabled"] or os.environ.get("MEMDOWN_DISABLE") == "1":
+        return []
+    transcript_path = Path(transcript_path)
+    if not transcript_path.exists():
+        return []
+    adjust = None
+    if config["reflect.meta_learning"]:
+        from ..learning.meta import adjuster
+
+        adjust = adjuster(root, config["reflect.meta_min_samples"])
+    facts = known_facts(root)
+    with file_lock(paths.lock_file(root, "mining"), timeout=30):
+        state = read_state(root)
+        files = state.setdefault("files", {})
+        found: list[Signal] = []
+        calls: list = []
+        prompts: list[tuple[str, str]] = []
+        targets = [(transcript_path, False)]
+        try:
+            from ..transcript.layout import subagent_files
+
+            targets += [(p, True) for p in subagent_files(transcript_path, session_id)]
+        except MemdownError:
+            pass
+        results: dict[str, dict] = {}
+        main_error: MemdownError | None = None
+        for path, sidechain in targets:
+            key = _key(path)
+            entry = files.get(key, {})
+            try:
+                sigs, end, last, file_calls, file_prompts = _mine_file(path, int(entry.get("offset", 0) or 0), entry.get("last", {}),
+                                                         sidechain=sidechain, facts=facts, adjust=adjust)
+            except MemdownError as exc:
+                if not sidechain:
+                    main_error = exc
+                continue
+            found.extend(sigs)
+            calls.extend(file_calls)
+            prompts.extend(file_prompts)
+            results[key] = {"offset": end, "last": last, "session": session_id}
+        portable = _portable(transcript_path)
+        for sig in found:
+            sig.session = session_id
+            sig.transcript = portable
+        found = _dedupe(root, session_id, found)
+        found.extend(_link_fixes(root, session_id, portable, calls, found))
+        written = store.append(root, found) if found else []
+        if prompts:
+            from .semantic import available, queue_prompts
+
+            if available(config):
+                queue_prompts(root, session_id, portable, prompts)
+        files.update(results)
+        atomic_write_text(_state_path(root), json.dumps(state, indent=1))
+    if main_error is not None and not written:
+        raise main_error
+    return written
+
