@@ -64,7 +64,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "capture": {
         "enabled": True,
-        "semantic": False,
+        "semantic": False,  # confirm/add signals with `claude -p` in the detached sweep
+        "semantic_model": "haiku",
+        "semantic_timeout": 90,  # seconds per classifier call
     },
     "reflect": {
         "ttl_days": 14,

@@ -287,6 +287,23 @@ def test_bootstrap_on_session_start(tmp_path: Path) -> None:
     assert len(record.read_text(encoding="utf-8").splitlines()) == 2
 
 
+def test_bootstrap_is_detached(tmp_path: Path) -> None:
+    """The hook returns at once; the slow install holds none of its pipes."""
+    folder = make_bin(tmp_path, tools=BOOTSTRAP_TOOLS + ("sleep",))
+    record = tmp_path / "python3-calls.txt"
+    stub = folder / "python3"
+    stub.write_text(f'#!/bin/sh\nsleep 3\necho "$*" >> "{record}"\nexit 1\n', encoding="utf-8")
+    stub.chmod(0o755)
+    data = tmp_path / "plugin-data"
+    began = time.monotonic()
+    proc = run_shim("SessionStart", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data))
+    assert time.monotonic() - began < 2.5
+    assert stdout_json(proc) == {"systemMessage": INSTALLING}
+    assert (data / "bootstrap.lock").is_dir()
+    wait_for_unlock(data / "bootstrap.lock")
+    assert record.read_text(encoding="utf-8").startswith("-m venv")
+
+
 def test_bootstrap_runs_once_at_a_time(tmp_path: Path) -> None:
     folder = make_bin(tmp_path, tools=BOOTSTRAP_TOOLS)
     record = tmp_path / "python3-calls.txt"

@@ -90,7 +90,8 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
     if options.since:
         clauses.append(f"date >= {sql_literal(options.since)}")
     if options.until:
-        clauses.append(f"date <= {sql_literal(options.until)}")
+        # Undated entries ("" sorts first) are outside any date range, as with --since.
+        clauses.append(f"date <= {sql_literal(options.until)} AND date != ''")
     if options.source:
         # Globs are matched here, against the sources we know, and passed to
         # LanceDB as quoted literals: no user text is ever spliced into SQL.

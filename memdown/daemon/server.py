@@ -1,0 +1,594 @@
+"""The watch daemon: single writer of the index and warm query server.
+
+Threads:
+
+- main: signals, idle timeout, "is the root still there?"; then cleanup.
+- ``socket``: a ``ThreadingUnixStreamServer`` accepting one JSON line per
+  connection (one short thread per client).
+- ``watchdog``: file events into a :class:`~.watcher.ChangeQueue`.
+- ``indexer``: debounces the queue and writes the index; warms the model and
+  table shortly after start; re-checks everything by stat once a minute in
+  case events were lost.
+
+Queries and index writes take one lock (``Daemon.lock``), so a query sees
+the index before or after a batch of file updates, never in between; writes
+go in batches of a few dozen files so a burst does not starve readers. All
+queries go through :func:`memdown.services.queries.run_query` with
+``refresh=False`` (the daemon keeps the index current itself), the same code
+the CLI runs in-process, so the output is identical.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import socketserver
+import stat
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import __version__, paths
+from ..errors import (
+    IndexUnavailableError,
+    LockTimeoutError,
+    MemdownError,
+    ModelUnavailableError,
+    NotInitializedError,
+    UsageError,
+)
+from ..fsutil import file_lock
+from .protocol import MAX_REQUEST_BYTES, PROTOCOL_VERSION, QUERY_OPS
+from .watcher import BATCH_FILES, ChangeQueue, Watcher, diff_targets
+
+WARMUP_DELAY = 1.0  # seconds after start before loading lancedb and the model (start/stop stays cheap)
+RECONCILE_SECONDS = 60.0  # stat-compare everything this often, in case events were lost
+REQUEST_READ_TIMEOUT = 5.0  # a client must send its request line within this
+MAX_WRITE_BACKOFF = 300.0
+
+
+class DaemonError(MemdownError):
+    """The daemon cannot start (socket folder, socket path…)."""
+
+
+# --- the socket --------------------------------------------------------------
+
+def prepare_socket_dir(sock_path: Path) -> None:
+    """Create the socket's folder 0700; refuse a folder someone else owns."""
+    folder = sock_path.parent
+    folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise DaemonError(f"socket folder {folder} is not a folder (a symlink?); refusing to start")
+    if st.st_uid != os.getuid():
+        raise DaemonError(f"socket folder {folder} is owned by uid {st.st_uid}, not {os.getuid()}; refusing to start")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        os.chmod(folder, 0o700)
+    limit = 104 if os.uname().sysname == "Darwin" else 108
+    if len(os.fsencode(str(sock_path))) >= limit:
+        raise DaemonError(
+            f"socket path {sock_path} is longer than a Unix socket allows",
+            hint="set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder",
+        )
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        daemon: Daemon = self.server.daemon  # type: ignore[attr-defined]
+        sock: socket.socket = self.request
+        sock.settimeout(REQUEST_READ_TIMEOUT)
+        data = bytearray()
+        try:
+            while b"\n" not in data:
+                chunk = sock.recv(1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+                if len(data) > MAX_REQUEST_BYTES:
+                    daemon.log.warning("refused a request over %d bytes", MAX_REQUEST_BYTES)
+                    self._send(error_reply("request too large", 2))
+                    return
+        except socket.timeout:
+            daemon.log.warning("a client sent no complete request within %.0fs (%d bytes)", REQUEST_READ_TIMEOUT, len(data))
+            self._send(error_reply("request timed out", 2))
+            return
+        except OSError as exc:
+            daemon.log.info("client connection failed: %s", exc)
+            return
+        if not data.strip():
+            return  # a connect-and-close probe
+        reply = daemon.handle_line(bytes(data).split(b"\n", 1)[0])
+        self._send(reply)
+
+    def _send(self, reply: dict[str, Any]) -> None:
+        try:
+            payload = json.dumps(reply, default=str).encode("utf-8") + b"\n"
+        except (TypeError, ValueError) as exc:
+            payload = json.dumps(error_reply(f"reply not serialisable: {exc}", 1, fallback=True)).encode() + b"\n"
+        try:
+            self.request.sendall(payload)
+        except OSError as exc:
+            self.server.daemon.log.info("client went away before the reply: %s", exc)  # type: ignore[attr-defined]
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 64
+    allow_reuse_address = False
+
+    def handle_error(self, request, client_address) -> None:  # noqa: D401 - socketserver hook
+        self.daemon.log.exception("error answering a client")  # type: ignore[attr-defined]
+
+
+def error_reply(message: str, exit_code: int = 1, *, fallback: bool = False) -> dict[str, Any]:
+    reply: dict[str, Any] = {"ok": False, "error": " ".join(str(message).split()), "exit_code": exit_code}
+    if fallback:
+        reply["fallback"] = True  # the client answers in-process instead
+    return reply
+
+
+# --- the daemon ---------------------------------------------------------------
+
+class Daemon:
+    """Everything but the process-level bits (lock, pid file, signals): testable in-process."""
+
+    def __init__(self, root: Path, *, embedder=None, config=None, debounce_ms: int | None = None,
+                 idle_seconds: float | None = None, logger: logging.Logger | None = None,
+                 warmup_delay: float = WARMUP_DELAY, reconcile_seconds: float = RECONCILE_SECONDS) -> None:
+        from ..api import Memory
+
+        self.root = Path(root).resolve()
+        self.mem = Memory(self.root, config=config, embedder=embedder)
+        self.config = self.mem.config
+        self.log = logger or logging.getLogger("memdown.daemon")
+        debounce = self.config["watch.debounce_ms"] if debounce_ms is None else debounce_ms
+        self.debounce = max(0, int(debounce)) / 1000.0
+        self.max_delay = max(5.0, 4 * self.debounce)
+        if idle_seconds is None:
+            idle_seconds = float(self.config["watch.idle_minutes"]) * 60.0
+        self.idle_seconds = idle_seconds if idle_seconds > 0 else None
+        self.warmup_delay = warmup_delay
+        self.reconcile_seconds = reconcile_seconds
+        self.socket_path = paths.socket_path(self.root)
+
+        self.lock = threading.RLock()  # queries vs index writes
+        self.stop_event = threading.Event()
+        self.queue = ChangeQueue()
+        self.watcher = Watcher(self.root, self.queue, on_root_gone=self._root_gone,
+                               on_activity=self.touch, logger=self.log)
+        self.server: _Server | None = None
+        self._socket_ino: int | None = None
+        self._threads: list[threading.Thread] = []
+        self._root_ino = os.stat(self.root).st_ino
+        self._meta_sig: tuple | None = None
+
+        self.started = time.time()
+        self.last_activity = time.monotonic()
+        self.exit_reason = ""
+        self.writing = False
+        self.warm = False
+        self.counters = {"requests": 0, "errors": 0, "bad_requests": 0, "index_passes": 0, "files_indexed": 0,
+                         "files_removed": 0}
+        self.last_index: dict[str, Any] | None = None
+        self.last_error: str | None = None
+        self._backoff_until = 0.0
+        self._backoff = 5.0
+
+    # --- activity --------------------------------------------------------
+    def touch(self) -> None:
+        self.last_activity = time.monotonic()
+
+    def idle_for(self) -> float:
+        return time.monotonic() - self.last_activity
+
+    def _root_gone(self) -> None:
+        if not self.exit_reason:
+            self.exit_reason = "memory root deleted"
+        self.log.warning("memory root %s was deleted; exiting", self.root)
+        self.stop_event.set()
+
+    def root_present(self) -> bool:
+        try:
+            return os.stat(self.root).st_ino == self._root_ino
+        except OSError:
+            return False
+
+    # --- start / stop ----------------------------------------------------
+    def start(self) -> None:
+        """Bind the socket, start watching and the index worker."""
+        prepare_socket_dir(self.socket_path)
+        if self.socket_path.exists() or self.socket_path.is_symlink():
+            # Only the lock holder gets here, so a socket file is a dead daemon's.
+            self.log.info("removing a stale socket %s", self.socket_path)
+            self.socket_path.unlink()
+        self.server = _Server(str(self.socket_path), _Handler)
+        self.server.daemon = self  # type: ignore[attr-defined]
+        os.chmod(self.socket_path, 0o600)
+        self._socket_ino = os.stat(self.socket_path).st_ino
+        self.watcher.start()
+        for name, target in (("socket", self.server.serve_forever), ("indexer", self._index_loop)):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self.log.info("watching %s (pid %d, socket %s, debounce %dms, idle exit %s)", self.root, os.getpid(),
+                      self.socket_path, int(self.debounce * 1000),
+                      f"{self.idle_seconds:.0f}s" if self.idle_seconds else "never")
+
+    def run_until_stopped(self, poll: float = 0.5) -> str:
+        """Block until a stop request, the idle timeout or the root's deletion; return why."""
+        while not self.stop_event.wait(poll):
+            if not self.root_present():
+                self._root_gone()
+                break
+            if self.idle_seconds is not None and self.idle_for() > self.idle_seconds and not self.writing:
+                self.exit_reason = f"idle for {self.idle_seconds:.0f}s"
+                break
+            if not self.watcher.alive():
+                if not self.root_present():
+                    self._root_gone()
+                    break
+                self.log.warning("the file watcher stopped; restarting it")
+                try:
+                    self.watcher.stop()
+                    self.watcher.start()
+                    self.queue.add(None, full=True, reason="watcher restarted")
+                except Exception:
+                    self.log.exception("cannot restart the file watcher; exiting")
+                    self.exit_reason = "file watcher failed"
+                    break
+        return self.exit_reason or "stopped"
+
+    def request_stop(self, reason: str = "stop requested") -> None:
+        if not self.exit_reason:
+            self.exit_reason = reason
+        self.stop_event.set()
+
+    def shutdown(self, *, write_grace: float = 60.0) -> None:
+        """Stop serving and watching; let a write in progress finish (bounded)."""
+        self.stop_event.set()
+        with self.queue.cond:
+            self.queue.cond.notify_all()
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            try:
+                if self._socket_ino is not None and os.stat(self.socket_path).st_ino == self._socket_ino:
+                    self.socket_path.unlink()
+            except FileNotFoundError:
+                pass
+            self.server = None
+        self.watcher.stop()
+        deadline = time.monotonic() + write_grace
+        for thread in self._threads:
+            if thread.name == "indexer":
+                while thread.is_alive() and self.writing and time.monotonic() < deadline:
+                    thread.join(timeout=0.1)
+        self.log.info("stopped: %s", self.exit_reason or "stopped")
+
+    # --- requests ----------------------------------------------------------
+    def handle_line(self, line: bytes) -> dict[str, Any]:
+        try:
+            request = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            self.counters["bad_requests"] += 1
+            self.log.warning("garbage on the socket (%d bytes): %r", len(line), line[:80])
+            return error_reply("bad request: expected one JSON object per line", 2)
+        if not isinstance(request, dict):
+            self.counters["bad_requests"] += 1
+            self.log.warning("bad request: not a JSON object")
+            return error_reply("bad request: expected a JSON object", 2)
+        if request.get("v") != PROTOCOL_VERSION:
+            self.log.info("request with protocol version %r; asking the client to answer itself", request.get("v"))
+            return error_reply(f"protocol version {request.get('v')!r} not supported", 2, fallback=True)
+        op, params = request.get("op"), request.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(op, str) or not isinstance(params, dict):
+            self.counters["bad_requests"] += 1
+            self.log.warning("bad request: op %r, params of type %s", op, type(params).__name__)
+            return error_reply("bad request: op must be a string and params an object", 2)
+        asked_root = request.get("root")
+        if asked_root is not None:
+            try:
+                same = Path(str(asked_root)).resolve() == self.root
+            except (OSError, ValueError):
+                same = False
+            if not same:
+                self.log.warning("request for another root %r", asked_root)
+                return error_reply(f"this daemon serves {self.root}", 2, fallback=True)
+        if op == "ping":
+            return {"ok": True, "result": self.status_info(), "notices": []}
+        if op not in QUERY_OPS:
+            self.counters["bad_requests"] += 1
+            self.log.warning("unknown op %r", op[:40])
+            return error_reply(f"unknown query {op[:40]!r}", 2)
+        return self.query(op, params)
+
+    def query(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.touch()
+        self.counters["requests"] += 1
+        started = time.perf_counter()
+        try:
+            with self.lock:
+                self._refresh_reader()
+                self.mem.notices.clear()
+                try:
+                    from ..services.queries import run_query
+
+                    result = run_query(self.mem, op, _clean_params(params), refresh=False)
+                finally:
+                    notices = list(self.mem.notices)
+                    self.mem.notices.clear()
+                    self._meta_sig = self._read_meta_sig()
+        except MemdownError as exc:
+            self.counters["errors"] += 1
+            self.log.info("%s failed: %s", op, exc.one_line())
+            return {**error_reply(exc.one_line(), exc.exit_code), "notices": notices if "notices" in locals() else []}
+        except Exception as exc:  # a bug or an unexpected library error: let the client answer itself
+            self.counters["errors"] += 1
+            self.last_error = f"{op}: {type(exc).__name__}: {exc}"[:300]
+            self.log.exception("%s raised", op)
+            return error_reply(f"daemon error: {type(exc).__name__}", 1, fallback=True)
+        finally:
+            self.touch()
+        self.log.debug("%s answered in %.1f ms", op, (time.perf_counter() - started) * 1000)
+        return {"ok": True, "result": result, "notices": notices}
+
+    def _read_meta_sig(self) -> tuple | None:
+        try:
+            st = os.stat(paths.index_dir(self.root) / "meta.json")
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _refresh_reader(self) -> None:
+        """Re-open the table if another process rewrote the index since we last looked."""
+        sig = self._read_meta_sig()
+        if sig != self._meta_sig:
+            self.mem._table_ready = False  # Memory.ensure_index re-opens (and checks the count)
+
+    def status_info(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "root": str(self.root),
+            "version": __version__,
+            "started": self.started,
+            "uptime_seconds": round(time.time() - self.started, 1),
+            "idle_seconds": round(self.idle_for(), 1),
+            "idle_exit_seconds": self.idle_seconds,
+            "debounce_ms": int(self.debounce * 1000),
+            "warm": self.warm,
+            "writing": self.writing,
+            "pending_files": self.queue.size(),
+            "events": self.queue.events,
+            **self.counters,
+            "last_index": self.last_index,
+            "last_error": self.last_error,
+        }
+
+    # --- the index worker ----------------------------------------------------
+    def _index_loop(self) -> None:
+        from ..services.indexing import changed_sources
+
+        try:
+            if changed_sources(self.root):
+                self.queue.add(None, full=True, reason="catching up at start")
+        except Exception:
+            self.log.exception("start-up check failed")
+            self.queue.add(None, full=True, reason="catching up at start")
+        warm_at = time.monotonic() + self.warmup_delay
+        next_reconcile = time.monotonic() + self.reconcile_seconds
+        while not self.stop_event.is_set():
+            try:
+                due = self.queue.due(self.debounce, self.max_delay)
+                now = time.monotonic()
+                if due == 0.0 and now >= self._backoff_until:
+                    self._process_pending()
+                    continue
+                if not self.warm and now >= warm_at:
+                    self._warm_up()
+                    continue
+                if now >= next_reconcile:
+                    next_reconcile = now + self.reconcile_seconds
+                    if changed_sources(self.root):
+                        self.queue.add(None, full=True, reason="periodic check found changes")
+                    continue
+                waits = [next_reconcile - now, 1.0]
+                if due is not None:
+                    waits.append(max(due, self._backoff_until - now))
+                if not self.warm:
+                    waits.append(warm_at - now)
+                with self.queue.cond:
+                    if not self.stop_event.is_set():
+                        self.queue.cond.wait(timeout=max(0.01, min(waits)))
+            except Exception:
+                self.log.exception("index worker error")
+                time.sleep(1.0)
+
+    def _warm_up(self) -> None:
+        """Load lancedb, the table and the model once, so the first search is warm."""
+        started = time.perf_counter()
+        try:
+            with self.lock:
+                from ..services.queries import run_query
+
+                self.mem.notices.clear()
+                self.mem.ensure_index(refresh=False)
+                self.mem.embedder.embed_query("warm up")
+                try:
+                    run_query(self.mem, "search", {"query": "warm up", "k": 1}, refresh=False)
+                except MemdownError:
+                    pass
+                for note in self.mem.notices:
+                    self.log.info("warm-up: %s", note)
+                self.mem.notices.clear()
+                self._meta_sig = self._read_meta_sig()
+            self.log.info("warm in %.2fs", time.perf_counter() - started)
+        except NotInitializedError:
+            self._root_gone()
+        except Exception as exc:
+            self.log.warning("warm-up failed (%s: %s); queries will load on demand", type(exc).__name__, exc)
+        self.warm = True
+
+    def _process_pending(self) -> None:
+        changed, full, reasons = self.queue.take()
+        if full:
+            self.log.info("full check (%s)", "; ".join(reasons) or "requested")
+            targets = diff_targets(self.root)
+        else:
+            targets = changed
+        try:
+            self.apply(targets)
+            self._backoff = 5.0
+        except NotInitializedError:
+            self._root_gone()
+        except (LockTimeoutError, ModelUnavailableError, IndexUnavailableError) as exc:
+            self._retry_later(changed, full, exc)
+        except Exception as exc:
+            self.log.exception("indexing failed")
+            self._retry_later(changed, full, exc, rebuild=True)
+
+    def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False) -> None:
+        self.last_error = f"index: {type(exc).__name__}: {exc}"[:300]
+        self.log.warning("indexing failed (%s); retrying in %.0fs", self.last_error, self._backoff)
+        if rebuild:
+            self._needs_rebuild = True
+        for path in changed:
+            self.queue.add(path)
+        if full or rebuild:
+            self.queue.add(None, full=True, reason="retry")
+        self._backoff_until = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, MAX_WRITE_BACKOFF)
+
+    _needs_rebuild = False
+
+    def apply(self, targets: list[Path] | None) -> None:
+        """Index ``targets`` (None: a full pass) in batches, each under the query lock."""
+        if self._needs_rebuild:
+            self._needs_rebuild = False
+            self.log.warning("rebuilding the index after a write error")
+            self._write(None, rebuild=True)
+            return
+        if targets is None:
+            self._write(None)
+            return
+        if not targets:
+            return
+        for start in range(0, len(targets), BATCH_FILES):
+            if self.stop_event.is_set():
+                self.log.info("stopping with %d file(s) not yet indexed (the next start catches up)",
+                              len(targets) - start)
+                return
+            self._write(targets[start : start + BATCH_FILES])
+
+    def _write(self, batch: list[Path] | None, *, rebuild: bool = False) -> None:
+        started = time.perf_counter()
+        with self.lock:
+            self.writing = True
+            try:
+                with file_lock(paths.lock_file(self.root, "index-refresh"), timeout=600):
+                    report = self.mem.index(batch, rebuild=rebuild)
+            finally:
+                self.writing = False
+                self._meta_sig = self._read_meta_sig()
+        self.counters["index_passes"] += 1
+        self.counters["files_indexed"] += report.files_indexed
+        self.counters["files_removed"] += report.files_removed
+        self.last_index = {
+            "at": time.time(),
+            "files_indexed": report.files_indexed,
+            "files_removed": report.files_removed,
+            "chunks_total": report.chunks_total,
+            "rebuilt": report.rebuilt,
+            "seconds": report.seconds,
+        }
+        what = "all files" if batch is None else f"{len(batch)} file(s)"
+        self.log.info(
+            "indexed %s in %.2fs: %d updated, %d unchanged, %d removed, +%d/-%d chunks (%d total)%s",
+            what, time.perf_counter() - started, report.files_indexed, report.files_unchanged, report.files_removed,
+            report.chunks_added, report.chunks_removed, report.chunks_total,
+            f"; rebuilt ({report.rebuild_reason})" if report.rebuilt else "",
+        )
+        for warning in report.warnings:
+            self.log.warning("%s", warning)
+        for skipped in report.skipped:
+            self.log.warning("skipped %s: %s", skipped["source"], skipped["reason"])
+
+
+def _clean_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Reject parameters of the wrong type before they reach the query code."""
+    out = dict(params)
+    if out.get("k") is not None and (isinstance(out["k"], bool) or not isinstance(out["k"], int)):
+        raise UsageError("-k must be an integer")
+    if out.get("lines") is not None and (isinstance(out["lines"], bool) or not isinstance(out["lines"], int)):
+        raise UsageError("--lines must be an integer")
+    for name in ("query", "kind", "since", "until", "source", "mode", "id"):
+        if out.get(name) is not None and not isinstance(out[name], str):
+            raise UsageError(f"{name} must be a string")
+    concepts = out.get("concepts")
+    if concepts is not None and (not isinstance(concepts, list) or not all(isinstance(c, str) for c in concepts)):
+        raise UsageError("concepts must be a list of strings")
+    return out
+
+
+# --- the process ------------------------------------------------------------------
+
+def serve(root: Path, *, debounce_ms: int | None = None, idle_seconds: float | None = None,
+          on_ready=None) -> tuple[int, str]:
+    """Run the daemon in this process until it stops; returns (exit code, message).
+
+    Exit code 0 and a message when another daemon already runs for the root.
+    """
+    from . import lifecycle
+    from .logs import close_logging, setup_logging
+
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
+    lock = lifecycle.DaemonLock(root)
+    if not lock.acquire(timeout=1.0):
+        pid = lifecycle.running_pid(root)
+        return 0, f"memdown watch is already running for {root}" + (f" (pid {pid})" if pid else "")
+    log = setup_logging(root)
+    logging.raiseExceptions = False  # a failed log write (root deleted) must not spam or kill us
+    daemon: Daemon | None = None
+    stale = lifecycle.read_pid_file(root)
+    if stale is not None:
+        log.info("replacing a stale pid file (pid %s)", stale.get("pid"))
+    try:
+        lifecycle.write_pid_file(root, socket=paths.socket_path(root))
+        daemon = Daemon(root, debounce_ms=debounce_ms, idle_seconds=idle_seconds, logger=log)
+
+        def on_signal(signum, _frame) -> None:
+            daemon.request_stop(f"signal {signal.Signals(signum).name}")
+
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, on_signal)
+        daemon.start()
+        if on_ready is not None:
+            on_ready(daemon)
+        reason = daemon.run_until_stopped()
+        return 0, f"memdown watch stopped: {reason}"
+    except MemdownError as exc:
+        log.error("cannot run: %s", exc.one_line())
+        raise
+    except Exception:
+        log.exception("daemon crashed")
+        raise
+    finally:
+        if daemon is not None:
+            try:
+                daemon.shutdown()
+            except Exception:
+                log.exception("error during shutdown")
+        lifecycle.remove_pid_file(root, os.getpid())
+        lock.release()
+        close_logging()

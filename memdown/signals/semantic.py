@@ -1,0 +1,177 @@
+"""Optional semantic classifier: ``claude -p --model haiku`` confirms or adds signals.
+
+Off by default (``capture.semantic``). Mining only queues the chunk's
+prompts (redacted) in ``state/semantic-queue.jsonl``; the detached reflector
+sweep runs the classifier, never a hook's synchronous path. The child runs
+with ``MEMDOWN_DISABLE=1`` so memdown's own hooks stay quiet in it, and a
+timeout. Without ``claude`` on PATH, or on any failure, the pattern results
+stand unchanged (the deterministic fallback).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from .. import paths
+from ..fsutil import file_lock, locked_append
+from . import store
+from .store import Signal
+from .text import normalize, one_line
+
+PHRASE_TYPES = ("correction", "convention", "positive", "memory_request", "revert")
+BATCH_PROMPTS = 20
+BATCH_CHARS = 12_000
+PROMPT_CHARS = 2_000
+
+INSTRUCTIONS = """You label messages a developer typed to a coding assistant. For each message, list the
+learning signals it contains, if any:
+- correction: the user corrects the assistant ("no, use X", "that's wrong", "don't use Y")
+- convention: a lasting project or personal rule ("always/never …", "in this repo we …", "X goes in Y")
+- positive: praise right after the assistant did something ("perfect", "that works")
+- memory_request: the user asks to remember or save something
+- revert: the user says a previously learned rule was wrong
+Ignore quoted code, pasted logs and questions without a correction. Messages may be in any language.
+Reply with JSON only: a list of {"n": <message number>, "type": <type>, "confidence": 1-3,
+"quote": <the exact words from the message>}. Reply [] when nothing applies.
+
+Messages:
+"""
+
+
+def queue_file(root: Path) -> Path:
+    return paths.state_dir(root) / "semantic-queue.jsonl"
+
+
+def available(config) -> bool:
+    return bool(config["capture.semantic"]) and shutil.which("claude") is not None
+
+
+def queue_prompts(root: Path, session: str, transcript: str, prompts: list[tuple[str, str]]) -> int:
+    from ..redact import redact, should_skip
+
+    lines = []
+    for turn, prompt in prompts:
+        if not prompt or should_skip(prompt):
+            continue
+        lines.append(json.dumps({"session": session, "turn": turn, "transcript": transcript,
+                                 "prompt": redact(prompt)[:PROMPT_CHARS]}, ensure_ascii=False) + "\n")
+    if lines:
+        locked_append(queue_file(root), "".join(lines))
+    return len(lines)
+
+
+def run_claude(prompt: str, *, model: str, timeout: float) -> str | None:
+    """stdout of ``claude -p --model <model>`` fed ``prompt`` on stdin, or None."""
+    exe = shutil.which("claude")
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, "-p", "--model", model], input=prompt, capture_output=True, text=True,
+                              timeout=timeout, env={**os.environ, "MEMDOWN_DISABLE": "1"},
+                              start_new_session=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def parse_reply(text: str | None) -> list[dict] | None:
+    """The JSON list in the model's reply (tolerating prose or fences around it)."""
+    if not text:
+        return None
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end < start:
+        return None
+    try:
+        data = json.loads(text[start:end + 1])
+    except ValueError:
+        return None
+    return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else None
+
+
+def _take_queue(root: Path) -> list[dict]:
+    path = queue_file(root)
+    with file_lock(path.with_name(f".{path.name}.lock")):
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        path.unlink()
+    items = []
+    for line in raw.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("prompt"):
+            items.append(item)
+    return items
+
+
+def _batches(items: list[dict]) -> list[list[dict]]:
+    out: list[list[dict]] = [[]]
+    size = 0
+    for item in items:
+        if out[-1] and (len(out[-1]) >= BATCH_PROMPTS or size + len(item["prompt"]) > BATCH_CHARS):
+            out.append([])
+            size = 0
+        out[-1].append(item)
+        size += len(item["prompt"])
+    return [b for b in out if b]
+
+
+def classify_queue(root: Path, config) -> dict:
+    """Run the classifier over queued prompts; confirm, annotate or add signals."""
+    report = {"prompts": 0, "confirmed": 0, "added": 0, "unconfirmed": 0, "fallback": False}
+    if not available(config):
+        report["fallback"] = True
+        return report
+    items = _take_queue(root)
+    report["prompts"] = len(items)
+    if not items:
+        return report
+    existing = {(s.session, s.turn, s.type): s for s in store.load(root, types=PHRASE_TYPES)}
+    for batch in _batches(items):
+        text = INSTRUCTIONS + "\n".join(f"[{n}] {one_line(item['prompt'], PROMPT_CHARS)}"
+                                        for n, item in enumerate(batch, 1))
+        reply = parse_reply(run_claude(text, model=config["capture.semantic_model"],
+                                       timeout=float(config["capture.semantic_timeout"])))
+        if reply is None:
+            report["fallback"] = True
+            continue
+        updates: dict[str, dict[str, object]] = {}
+        new: list[Signal] = []
+        confirmed: set[str] = set()
+        for row in reply:
+            try:
+                item = batch[int(row.get("n", 0)) - 1]
+                kind = str(row.get("type", ""))
+                confidence = max(1, min(3, int(row.get("confidence", 1))))
+            except (ValueError, TypeError, IndexError):
+                continue
+            quote = one_line(str(row.get("quote", "")), 300)
+            if kind not in PHRASE_TYPES or not quote or normalize(quote) not in normalize(item["prompt"]):
+                continue  # only words the user really typed
+            sig = existing.get((item["session"], item["turn"], kind))
+            if sig is not None:
+                updates[sig.id] = {"semantic": "confirmed", "confidence": max(sig.confidence, confidence)}
+                confirmed.add(sig.id)
+            else:
+                new.append(Signal(kind, quote, confidence, pattern="semantic", session=item["session"],
+                                  turn=item["turn"], transcript=item.get("transcript", ""),
+                                  extra={"semantic": "added"}))
+        for item in batch:
+            for kind in PHRASE_TYPES:
+                sig = existing.get((item["session"], item["turn"], kind))
+                if sig is not None and sig.id not in confirmed and sig.pattern != "semantic":
+                    updates[sig.id] = {"semantic": "unconfirmed"}
+                    report["unconfirmed"] += 1
+        if updates:
+            store.update(root, updates)
+        report["confirmed"] += len(confirmed)
+        if new:
+            store.append(root, new)
+            report["added"] += len(new)
+    return report
