@@ -361,6 +361,10 @@ PATHOLOGICAL = {
     "long_identifier": lambda: "a_" * 500_000 + "password=x1",
     "env_lines": lambda: "API_KEY=abc\n" * 83_000,
     "auth_headers": lambda: "authorization: " * 66_000,
+    # rejected candidates, each rescanned from its value
+    "rejected_assignments": lambda: "password= " * 100_000,
+    "prose_colons": lambda: "the token: " * 90_000,
+    "code_literals": lambda: " API_KEY=( " * 90_000,
     "random_printable": lambda: "".join(random.Random(1).choice(string.printable) for _ in range(1_000_000)),
 }
 

@@ -16,7 +16,7 @@ from .protocol import MAX_REPLY_BYTES, PROTOCOL_VERSION
 
 def ask_daemon(root: Path, op: str, params: dict[str, Any], *, timeout: float = 0.25,
                reply_timeout: float = 30.0) -> dict[str, Any] | None:
-    """The daemon's reply dict, or None if no daemon is listening.
+    """The daemon's reply dict, or None if no daemon is listening (or it asks us to answer ourselves).
 
     ``timeout`` bounds connecting (a dead socket fails fast); once connected,
     a query may take up to ``reply_timeout`` (a daemon busy re-indexing).
@@ -47,4 +47,8 @@ def ask_daemon(root: Path, op: str, params: dict[str, Any], *, timeout: float = 
         reply = json.loads(b"".join(chunks).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
-    return reply if isinstance(reply, dict) and "ok" in reply else None
+    if not isinstance(reply, dict) or "ok" not in reply:
+        return None
+    if not reply.get("ok") and reply.get("fallback"):
+        return None  # the daemon cannot answer this one (version skew, internal error): answer in-process
+    return reply

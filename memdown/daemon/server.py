@@ -148,6 +148,7 @@ class Daemon:
         self.root = Path(root).resolve()
         self.mem = Memory(self.root, config=config, embedder=embedder)
         self.config = self.mem.config
+        _share_embedding_cache(self.mem, embedder)
         self.log = logger or logging.getLogger("memdown.daemon")
         debounce = self.config["watch.debounce_ms"] if debounce_ms is None else debounce_ms
         self.debounce = max(0, int(debounce)) / 1000.0
@@ -181,6 +182,8 @@ class Daemon:
         self.last_error: str | None = None
         self._backoff_until = 0.0
         self._backoff = 5.0
+        self._needs_rebuild = False
+        self._signalled: str | None = None  # set by signal handlers (which must not take locks)
 
     # --- activity --------------------------------------------------------
     def touch(self) -> None:
@@ -214,7 +217,9 @@ class Daemon:
         os.chmod(self.socket_path, 0o600)
         self._socket_ino = os.stat(self.socket_path).st_ino
         self.watcher.start()
-        for name, target in (("socket", self.server.serve_forever), ("indexer", self._index_loop)):
+        server = self.server
+        for name, target in (("socket", lambda: server.serve_forever(poll_interval=0.05)),
+                             ("indexer", self._index_loop)):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
@@ -222,9 +227,16 @@ class Daemon:
                       self.socket_path, int(self.debounce * 1000),
                       f"{self.idle_seconds:.0f}s" if self.idle_seconds else "never")
 
-    def run_until_stopped(self, poll: float = 0.5) -> str:
+    def on_signal(self, signum: int, _frame=None) -> None:
+        """Signal handler: only sets a flag (taking a lock here could deadlock the main thread)."""
+        self._signalled = signal.Signals(signum).name
+
+    def run_until_stopped(self, poll: float = 0.1) -> str:
         """Block until a stop request, the idle timeout or the root's deletion; return why."""
         while not self.stop_event.wait(poll):
+            if self._signalled:
+                self.exit_reason = self.exit_reason or f"signal {self._signalled}"
+                break
             if not self.root_present():
                 self._root_gone()
                 break
@@ -316,6 +328,7 @@ class Daemon:
         self.touch()
         self.counters["requests"] += 1
         started = time.perf_counter()
+        notices: list[str] = []
         try:
             with self.lock:
                 self._refresh_reader()
@@ -331,7 +344,7 @@ class Daemon:
         except MemdownError as exc:
             self.counters["errors"] += 1
             self.log.info("%s failed: %s", op, exc.one_line())
-            return {**error_reply(exc.one_line(), exc.exit_code), "notices": notices if "notices" in locals() else []}
+            return {**error_reply(exc.one_line(), exc.exit_code), "notices": notices}
         except Exception as exc:  # a bug or an unexpected library error: let the client answer itself
             self.counters["errors"] += 1
             self.last_error = f"{op}: {type(exc).__name__}: {exc}"[:300]
@@ -468,8 +481,6 @@ class Daemon:
         self._backoff_until = time.monotonic() + self._backoff
         self._backoff = min(self._backoff * 2, MAX_WRITE_BACKOFF)
 
-    _needs_rebuild = False
-
     def apply(self, targets: list[Path] | None) -> None:
         """Index ``targets`` (None: a full pass) in batches, each under the query lock."""
         if self._needs_rebuild:
@@ -523,6 +534,25 @@ class Daemon:
             self.log.warning("skipped %s: %s", skipped["source"], skipped["reason"])
 
 
+def _share_embedding_cache(mem, embedder) -> None:
+    """Give ``mem`` an embedding cache usable from any thread.
+
+    ``EmbeddingCache`` opens SQLite with the default ``check_same_thread=True``,
+    but the daemon embeds from its index worker and (on a recovery rebuild)
+    from socket threads; every use is serialised by ``Daemon.lock``.
+    """
+    import sqlite3
+
+    from ..index.cache import CachedEmbedder, EmbeddingCache
+    from ..index.embedder import embedder_from_config
+
+    cache = EmbeddingCache(paths.embedding_cache_file())
+    cache._db.close()
+    cache._db = sqlite3.connect(cache.path, timeout=30, isolation_level=None, check_same_thread=False)
+    cache._db.execute("PRAGMA synchronous=NORMAL")
+    mem._cached = CachedEmbedder(embedder or embedder_from_config(mem.config), cache)
+
+
 def _clean_params(params: dict[str, Any]) -> dict[str, Any]:
     """Reject parameters of the wrong type before they reach the query code."""
     out = dict(params)
@@ -567,11 +597,8 @@ def serve(root: Path, *, debounce_ms: int | None = None, idle_seconds: float | N
         lifecycle.write_pid_file(root, socket=paths.socket_path(root))
         daemon = Daemon(root, debounce_ms=debounce_ms, idle_seconds=idle_seconds, logger=log)
 
-        def on_signal(signum, _frame) -> None:
-            daemon.request_stop(f"signal {signal.Signals(signum).name}")
-
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, on_signal)
+            signal.signal(sig, daemon.on_signal)
         daemon.start()
         if on_ready is not None:
             on_ready(daemon)

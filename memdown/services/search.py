@@ -125,7 +125,9 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     where = build_where(table, options)
     if where == "FALSE" or table.count() == 0:
         return []
-    fetch = max(options.k, options.fusion_depth)
+    # A long section can yield several chunks; fetch a little extra so that
+    # collapsing them still leaves k distinct sections.
+    fetch = max(options.k + options.k // 2, options.fusion_depth)
     tbl = table.table
     if options.mode == "text":
         builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
@@ -144,7 +146,20 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     if where:
         builder = builder.where(where, prefilter=True)
     rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
-    return [_to_hit(r, options.mode) for r in rows[: options.k]]
+    return collapse_sections([_to_hit(r, options.mode) for r in rows])[: options.k]
+
+
+def collapse_sections(hits: list[Hit]) -> list[Hit]:
+    """Keep the best-ranked hit of each section: `expand` shows the whole section,
+    so a second hit from it only takes a slot from another entry."""
+    seen: set[tuple[str, int]] = set()
+    kept: list[Hit] = []
+    for hit in hits:
+        key = (hit.source, hit.section_start)
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept
 
 
 # A vector hit counts as a concept match only above this cosine similarity;

@@ -321,3 +321,81 @@ def next_id(prefix: str, day: str, existing: list[str]) -> str:
             except ValueError:
                 continue
     return f"{stem}{highest + 1:04d}"
+
+
+class EntryFile:
+    """One markdown file of entries with ids ``PREFIX-YYYYMMDD-NNNN`` (learnings, improvements, reflexion)."""
+
+    def __init__(self, path: Path, *, prefix: str, level: int, header: str,
+                 sections: tuple[str, ...] = ()) -> None:
+        self.path = Path(path)
+        self.prefix = prefix
+        self.level = level
+        self.header = header
+        self.sections = sections
+
+    def entries(self) -> list[Entry]:
+        return read_entries(self.path, self.level)
+
+    def get(self, entry_id: str) -> Entry:
+        entry = next((e for e in self.entries() if e.id == entry_id), None)
+        if entry is None:
+            raise NotFoundError(f"no entry {entry_id} in {self.path.name}")
+        return entry
+
+    def add(self, title: str, fields: dict[str, object], *, body: str = "", section: str = "",
+            day: str) -> str:
+        """Append a new entry (in ``section`` when the file has sections); returns its id."""
+        def change(text: str) -> tuple[str, str]:
+            text = text or self.header
+            ids = [e.id for e in parse(text, self.level)[0]]
+            entry_id = next_id(self.prefix, day.replace("-", ""), ids)
+            rendered = render_entry(self.level, entry_id, title, fields, body=body)
+            if section:
+                return insert_in_section(text, section, rendered, section_level=self.level - 1,
+                                         order=self.sections), entry_id
+            sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+            return text + sep + rendered, entry_id
+
+        return edit_file(self.path, change)  # type: ignore[return-value]
+
+    def set_fields(self, entry_id: str, updates: dict[str, object]) -> None:
+        edit_file(self.path, lambda text: (set_fields(text, entry_id, self.level, updates), None))
+
+    def set_body(self, entry_id: str, body: str) -> None:
+        def change(text: str) -> tuple[str, None]:
+            entry = next((e for e in parse(text, self.level)[0] if e.id == entry_id), None)
+            if entry is None:
+                raise NotFoundError(f"no entry {entry_id} in {self.path.name}")
+            lines = text.splitlines(keepends=True)
+            start = entry.body_start if entry.body_start is not None else entry.end
+            if entry.body_start is None:
+                # no body yet: after the fields
+                start = _last_field_end(entry) if entry.field_lines else entry.header_end
+                lines[start:start] = ["\n", _redact(body).strip() + "\n", "\n"]
+            else:
+                end = entry.end
+                while end > start and not lines[end - 1].strip():
+                    end -= 1
+                lines[start:end] = [_redact(body).strip() + "\n"]
+            return "".join(lines), None
+
+        edit_file(self.path, change)
+
+    def move(self, entry_id: str, section: str) -> None:
+        def change(text: str) -> tuple[str, None]:
+            entry = next((e for e in parse(text, self.level)[0] if e.id == entry_id), None)
+            if entry is None:
+                raise NotFoundError(f"no entry {entry_id} in {self.path.name}")
+            if entry.section.lower() == section.lower():
+                return text, None
+            lines = text.splitlines(keepends=True)
+            block = "".join(lines[entry.start:entry.end]).rstrip("\n") + "\n\n"
+            del lines[entry.start:entry.end]
+            return insert_in_section("".join(lines), section, block, section_level=self.level - 1,
+                                     order=self.sections), None
+
+        edit_file(self.path, change)
+
+    def remove(self, entry_id: str) -> None:
+        edit_file(self.path, lambda text: (replace_entry(text, entry_id, self.level, None), None))

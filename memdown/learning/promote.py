@@ -1,0 +1,184 @@
+"""Writing learned rules into CLAUDE.md files: backed up first, then replaced atomically.
+
+Targets: ``project`` (``<project>/CLAUDE.md``), ``project-local``
+(``<project>/.claude/CLAUDE.md``) and ``global`` (``~/.claude/CLAUDE.md``).
+Rules go in one section, one list item each, tagged with the learning id::
+
+    ## Learned rules (memdown)
+
+    - Use pnpm, not npm. <!-- memdown:LRN-20261122-0001 -->
+
+Before any change the current file is copied to
+``.memdown/backups/<UTC stamp>-<target>-CLAUDE.md``; the new content replaces
+the file with ``fsutil.atomic_write_text`` (temp file, fsync, rename), so a
+crash at any moment leaves the old file or the new one, never a mix.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from .. import paths
+from ..errors import UsageError
+from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
+from ..signals.text import one_line
+
+CLAUDE_TARGETS = ("project", "project-local", "global")
+OTHER_TARGETS = ("learnings", "improvements", "reflexion")
+ALL_TARGETS = CLAUDE_TARGETS + OTHER_TARGETS
+SECTION = "Learned rules (memdown)"
+SECTION_NOTE = ("<!-- Added by `memdown reflect`, one rule per line. Edit or delete freely; "
+                "`memdown reflect undo LRN-…` removes a rule with a backup. -->")
+
+
+def project_dir(root: Path) -> Path:
+    root = Path(root)
+    if root.name == paths.MEMORY_DIR_NAME:
+        return root.parent
+    return paths.project_root()
+
+
+def target_paths(root: Path) -> dict[str, Path]:
+    project = project_dir(root)
+    return {"project": project / "CLAUDE.md", "project-local": project / ".claude" / "CLAUDE.md",
+            "global": paths.claude_home() / "CLAUDE.md"}
+
+
+def target_path(root: Path, target: str) -> Path:
+    found = target_paths(root).get(target)
+    if found is None:
+        raise UsageError(f"unknown target {target!r}", hint="one of " + ", ".join(ALL_TARGETS))
+    return found
+
+
+def describe(root: Path, target: str) -> str:
+    if target in CLAUDE_TARGETS:
+        path = target_path(root, target)
+        try:
+            return f"{target} {path.relative_to(project_dir(root))}"
+        except ValueError:
+            return f"{target} {str(path).replace(str(Path.home()), '~', 1)}"
+    return f"{target} {target}.md"
+
+
+def marker(learning_id: str) -> str:
+    return f"<!-- memdown:{learning_id} -->"
+
+
+def _parse(text: str):
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).parse(text)
+
+
+def rule_spans(text: str, learning_id: str) -> list[tuple[int, int]]:
+    """Line ranges of the list items carrying ``learning_id``'s marker (anywhere in the file)."""
+    lines = text.splitlines()
+    tag = marker(learning_id)
+    spans = []
+    tokens = _parse(text)
+    for k, tok in enumerate(tokens):
+        if tok.type == "list_item_open" and tok.map:
+            end = tok.map[1]
+            # the item's own paragraph ends before trailing blank lines / nested lists
+            para = next((t for t in tokens[k + 1:k + 3] if t.type == "paragraph_open" and t.map), None)
+            if para is not None:
+                end = para.map[1]
+            if any(tag in line for line in lines[tok.map[0]:end]):
+                spans.append((tok.map[0], end))
+    return spans
+
+
+def insert_rule(text: str, learning_id: str, rule: str) -> str:
+    from ..redact import redact
+
+    item = f"- {one_line(redact(rule))} {marker(learning_id)}\n"
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    tokens = _parse(text)
+    headings = [(int(t.tag[1:]), tokens[k + 1].content.strip(), t.map[0], t.map[1])
+                for k, t in enumerate(tokens) if t.type == "heading_open" and t.map]
+    for n, (level, title, _start, head_end) in enumerate(headings):
+        if title == SECTION:
+            end = next((h[2] for h in headings[n + 1:] if h[0] <= level), len(lines))
+            while end > head_end and not lines[end - 1].strip():
+                end -= 1
+            chunk = [item]
+            if end < len(lines) and lines[end].strip():
+                chunk.append("\n")
+            last = lines[end - 1].lstrip() if end > head_end else ""
+            if end == head_end or not last.startswith(("-", "*", "+")):
+                chunk.insert(0, "\n")
+            lines[end:end] = chunk
+            return "".join(lines)
+    prefix = "".join(lines)
+    if prefix.strip():
+        prefix = prefix.rstrip("\n") + "\n\n"
+    else:
+        prefix = ""
+    return f"{prefix}## {SECTION}\n\n{SECTION_NOTE}\n\n{item}"
+
+
+def remove_rule_text(text: str, learning_id: str) -> str:
+    lines = text.splitlines(keepends=True)
+    for start, end in sorted(rule_spans(text, learning_id), reverse=True):
+        del lines[start:end]
+    return "".join(lines)
+
+
+def backup(root: Path, path: Path, target: str) -> Path | None:
+    """Copy ``path`` into ``.memdown/backups/`` (atomically); None when it does not exist."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    dest = Path(root) / "backups" / f"{stamp}-{target}-{Path(path).name}"
+    atomic_write_bytes(dest, data)
+    return dest
+
+
+def _edit_target(root: Path, target: str, change) -> dict:
+    path = target_path(root, target)
+    with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
+        try:
+            old = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            old = None
+        new = change(old or "")
+        if old is not None and new == old:
+            return {"target": target, "path": str(path), "backup": None, "changed": False}
+        saved = backup(root, path, target) if old is not None else None
+        atomic_write_text(path, new)
+    return {"target": target, "path": str(path), "backup": str(saved) if saved else None, "changed": True}
+
+
+def add_rule(root: Path, target: str, learning_id: str, rule: str) -> dict:
+    """Add the rule to ``target`` (idempotent: a rule already there is left alone)."""
+    def change(text: str) -> str:
+        if rule_spans(text, learning_id):
+            return text
+        return insert_rule(text, learning_id, rule)
+
+    return _edit_target(root, target, change)
+
+
+def remove_rule(root: Path, target: str, learning_id: str) -> dict:
+    return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id))
+
+
+def rules_in(root: Path) -> list[tuple[str, str]]:
+    """(target, line text) for every non-empty prose/list line of the CLAUDE.md targets."""
+    out = []
+    for target, path in target_paths(root).items():
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for tok in _parse(text):
+            if tok.type == "inline" and tok.content.strip():
+                for line in tok.content.splitlines():
+                    if line.strip():
+                        out.append((target, line.strip()))
+    return out

@@ -1,0 +1,283 @@
+"""``memdown verify [--repair]``: compare the index with what the markdown produces.
+
+The markdown is the truth and is only ever read. Checked:
+
+- files not indexed, and files indexed from an older version (outdated: the
+  chunks the file produces now differ from the rows, or the recorded sha256
+  differs);
+- orphaned chunks (rows, or ``files.json`` records, whose file is gone);
+- the row count against the chunks the markdown produces (a deleted newest
+  manifest makes LanceDB open the previous version without any error: only
+  this count and the per-file comparison notice);
+- the embedding model and chunking settings the index was built with;
+- unreadable index files (a full scan of every column, plus a full-text
+  probe: a deleted or truncated data file fails here).
+
+Repair rebuilds the whole index when it is missing, unreadable or built with
+another model or settings, and otherwise re-indexes only the affected files
+(vectors come from the rows or the embedding cache, so little is re-embedded).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import paths
+from ..errors import IndexUnavailableError
+from ..fsutil import file_lock
+from ..index.table import ChunkTable, FileRecord
+from ..store.chunker import chunk_markdown
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
+from .indexing import chunk_options, index_identity, require_root
+
+if TYPE_CHECKING:
+    from ..api import Memory
+
+# Row fields that must match what the markdown produces now (as the indexer's _same_row).
+_ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
+               "session", "turn", "transcript")
+_SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
+                 "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
+
+
+@dataclass
+class VerifyReport:
+    root: str
+    ok: bool = True
+    index_state: str = "ok"  # ok | missing | corrupted | incompatible | inconsistent
+    markdown_files: int = 0
+    chunks_expected: int = 0  # chunks the readable markdown produces
+    rows: int | None = None  # rows in the table (None: unreadable)
+    rows_recorded: int | None = None  # chunk total in files.json
+    not_indexed: list[str] = field(default_factory=list)
+    outdated: list[str] = field(default_factory=list)
+    orphaned: list[str] = field(default_factory=list)  # sources indexed but no longer markdown
+    orphaned_chunks: int = 0
+    duplicate_rows: int = 0
+    count_mismatch: bool = False
+    model: dict[str, str | None] = field(default_factory=dict)
+    model_mismatch: bool = False
+    settings_mismatch: bool = False
+    corrupted: list[str] = field(default_factory=list)
+    unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        return self.index_state in ("missing", "corrupted", "incompatible") or self.duplicate_rows > 0
+
+
+@dataclass
+class _Expected:
+    path: Path
+    sha256: str
+    rows: dict[str, tuple]  # id -> comparable fields
+
+
+def _comparable(row: dict[str, Any]) -> tuple:
+    return tuple(row.get(name) or (0 if name.endswith(("_line", "_start", "_end")) else "") for name in _ROW_FIELDS)
+
+
+def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
+    options = chunk_options(mem.config)
+    max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
+    expected: dict[str, _Expected] = {}
+    for path in iter_markdown_files(mem.root):
+        report.markdown_files += 1
+        source = source_of(mem.root, path)
+        try:
+            mfile = read_memory_file(mem.root, path, max_bytes=max_bytes)
+        except UnreadableFile as exc:
+            report.unreadable_markdown.append({"source": source, "reason": str(exc)})
+            continue
+        chunks = chunk_markdown(source, mfile.text, options)
+        rows = {}
+        for c in chunks:
+            rows[c.id] = _comparable({
+                "id": c.id, "start_line": c.start_line, "end_line": c.end_line, "section_start": c.section_start,
+                "section_end": c.section_end, "embed_hash": c.embed_hash, "session": c.session, "turn": c.turn,
+                "transcript": c.transcript,
+            })
+        expected[source] = _Expected(path, hashlib.sha256(mfile.raw_bytes).hexdigest(), rows)
+        report.chunks_expected += len(rows)
+    return expected
+
+
+def _scan_table(table: ChunkTable, report: VerifyReport) -> dict[str, dict[str, tuple]] | None:
+    """Every row, read column by column (damaged files fail here); None if unreadable."""
+    by_source: dict[str, dict[str, tuple]] = {}
+    seen = 0
+    try:
+        reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(4096)
+        for batch in reader:
+            data = batch.to_pydict()
+            for i in range(batch.num_rows):
+                row = {name: data[name][i] for name in _ROW_FIELDS}
+                rows = by_source.setdefault(data["source"][i], {})
+                if row["id"] in rows:
+                    report.duplicate_rows += 1
+                rows[row["id"]] = _comparable(row)
+                seen += 1
+        counted = table.count()
+        if counted != seen:
+            report.corrupted.append(f"the table counts {counted} rows but a full scan read {seen}")
+        report.rows = seen
+        if seen:
+            table.table.search("verify", query_type="fts", fts_columns="fts_text").limit(1).to_list()
+    except Exception as exc:  # LanceDB has no exception classes of its own
+        report.corrupted.append(f"index files unreadable ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})")
+        return None
+    return by_source
+
+
+def verify(mem: "Memory") -> VerifyReport:
+    """Check the index against the markdown; changes nothing."""
+    started = time.perf_counter()
+    require_root(mem.root)
+    report = VerifyReport(root=str(mem.root))
+    expected = _markdown_side(mem, report)
+    configured = mem.embedder.model_id  # no model load: the id is known up front
+    report.model = {"configured": configured, "index": None}
+    table = ChunkTable(paths.index_dir(mem.root))
+    actual: dict[str, dict[str, tuple]] | None = None
+    if not table.exists():
+        report.index_state = "missing"
+        report.problems.append("no index (or its table or metadata is missing)")
+    else:
+        try:
+            table.open(verify_count=False)
+        except IndexUnavailableError as exc:
+            report.corrupted.append(str(exc))
+        else:
+            assert table.meta is not None
+            report.model["index"] = table.meta.model_id
+            report.rows_recorded = sum(r.chunks for r in table.files.values())
+            if table.meta.model_id != configured:
+                report.model_mismatch = True
+                report.problems.append(f"index built with {table.meta.model_id}, config says {configured}")
+            if table.meta.fts_config != index_identity(mem.embedder, mem.config):
+                report.settings_mismatch = True
+                report.problems.append("index built with other chunking or full-text settings")
+            actual = _scan_table(table, report)
+        if report.corrupted:
+            report.index_state = "corrupted"
+            report.problems.extend(report.corrupted)
+        elif report.model_mismatch or report.settings_mismatch:
+            report.index_state = "incompatible"
+    if actual is not None:
+        _compare(table, expected, actual, report)
+    report.ok = not report.problems
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _compare(table: ChunkTable, expected: dict[str, _Expected], actual: dict[str, dict[str, tuple]],
+             report: VerifyReport) -> None:
+    records = table.files
+    for source, exp in sorted(expected.items()):
+        rows = actual.get(source, {})
+        rec = records.get(source)
+        if rec is None and not rows:
+            report.not_indexed.append(source)
+        elif rows != exp.rows or rec is None or rec.sha256 != exp.sha256 or rec.chunks != len(rows):
+            report.outdated.append(source)
+    unreadable = {u["source"] for u in report.unreadable_markdown}
+    for source in sorted((set(actual) | set(records)) - set(expected)):
+        report.orphaned.append(source)
+        report.orphaned_chunks += len(actual.get(source, {}))
+        if source in unreadable and not actual.get(source):
+            report.orphaned.pop()  # an unreadable file the indexer already dropped: nothing to fix
+    report.count_mismatch = report.rows is not None and report.rows != report.chunks_expected
+    if report.not_indexed:
+        report.problems.append(f"{len(report.not_indexed)} file(s) not indexed")
+    if report.outdated:
+        report.problems.append(f"{len(report.outdated)} file(s) indexed from an older version")
+    if report.orphaned:
+        report.problems.append(
+            f"{report.orphaned_chunks} orphaned chunk(s) from {len(report.orphaned)} file(s) no longer in the markdown"
+        )
+    if report.duplicate_rows:
+        report.problems.append(f"{report.duplicate_rows} duplicate row(s)")
+    if report.count_mismatch:
+        report.problems.append(f"the index holds {report.rows} chunks but the markdown produces {report.chunks_expected}")
+    if report.problems and report.index_state == "ok":
+        report.index_state = "inconsistent"
+
+
+def repair(mem: "Memory", report: VerifyReport | None = None) -> VerifyReport:
+    """Fix what :func:`verify` found; returns a fresh report of the repaired index.
+
+    Never touches the markdown. Partial repair first (drop orphans, re-index
+    affected files); if the index still does not verify, rebuild it whole.
+    """
+    report = report or verify(mem)
+    if report.ok:
+        return report
+    actions: list[str] = []
+    if report.needs_rebuild or report.model_mismatch or report.settings_mismatch:
+        actions.append(_rebuild(mem, report.index_state))
+    else:
+        try:
+            actions.append(_partial(mem, report))
+        except Exception as exc:  # the table would not take the partial fix: rebuild
+            actions.append(f"partial repair failed ({type(exc).__name__}); {_rebuild(mem, 'partial repair failed')}")
+    after = verify(mem)
+    if not after.ok and not after.needs_rebuild:
+        actions.append(_rebuild(mem, "still inconsistent after a partial repair"))
+        after = verify(mem)
+    after.repaired = actions
+    return after
+
+
+def _rebuild(mem: "Memory", why: str) -> str:
+    result = mem.index(rebuild=True)
+    return (f"rebuilt the whole index ({why}): {result.chunks_total} chunks from {result.files_indexed} file(s), "
+            f"{result.embedded} embedded")
+
+
+def _partial(mem: "Memory", report: VerifyReport) -> str:
+    """Make files.json agree with the rows, drop orphans, then re-index the affected files.
+
+    Records of outdated files are set to "unknown" (size -1, no sha) with the
+    row count they really have, so the table opens (counts agree) and the
+    indexer re-reads exactly those files, reusing their rows' vectors.
+    """
+    root = mem.root
+    table = ChunkTable(paths.index_dir(root))
+    with file_lock(paths.lock_file(root, "index"), timeout=120):
+        table.open(verify_count=False)
+        for source in report.orphaned:
+            table.replace_source(source, [])
+            table.files.pop(source, None)
+        if report.outdated:
+            counts = _rows_per_source(table, set(report.outdated))
+            for source in report.outdated:
+                old = table.files.get(source)
+                table.files[source] = FileRecord(-1, old.mtime_ns if old else 0, "", counts.get(source, 0))
+        table.save_sidecars()
+    targets = [root / s for s in report.outdated + report.not_indexed]
+    result = mem.index(targets) if targets else None
+    parts = []
+    if report.orphaned:
+        parts.append(f"dropped {report.orphaned_chunks} orphaned chunk(s) of {len(report.orphaned)} file(s)")
+    if result is not None:
+        parts.append(f"re-indexed {len(targets)} file(s) (+{result.chunks_added}/-{result.chunks_removed} chunks, "
+                     f"{result.embedded} embedded)")
+    return "; ".join(parts) or "nothing to do"
+
+
+def _rows_per_source(table: ChunkTable, sources: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for batch in table.table.search().select(["source"]).limit(None).to_batches(8192):
+        for source in batch.column("source").to_pylist():
+            if source in sources:
+                counts[source] = counts.get(source, 0) + 1
+    return counts
