@@ -81,6 +81,16 @@ def packaged_model_dir() -> Path:
     return folder
 
 
+def _quiet_fastembed():
+    """Mute fastembed's loguru output; returns the function that unmutes it."""
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - loguru is a fastembed dependency
+        return lambda: None
+    logger.disable("fastembed")
+    return lambda: logger.enable("fastembed")
+
+
 class FastEmbedder:
     """fastembed's ONNX runtime behind the Embedder protocol (loaded lazily)."""
 
@@ -98,6 +108,9 @@ class FastEmbedder:
         os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
         from fastembed import TextEmbedding
 
+        # fastembed logs its own ERROR lines (loguru) before raising; memdown
+        # reports a failed offline load in one line of its own instead.
+        quiet = _quiet_fastembed()
         try:
             if self.model_name == PACKAGED_MODEL:
                 folder = packaged_model_dir()
@@ -117,16 +130,25 @@ class FastEmbedder:
                 )
         except ModelUnavailableError:
             raise
-        except ValueError as exc:  # fastembed: unknown model name
+        except ValueError as exc:
+            # "is not supported": an unknown name; "from any source": a known
+            # model that was never pulled (local_files_only).
+            if "not supported" in str(exc):
+                raise ModelUnavailableError(
+                    f"unknown embedding model {self.model_name!r}: {str(exc).splitlines()[0][:160]}",
+                    hint="memdown config set embedding.model <a fastembed model name>",
+                ) from None
             raise ModelUnavailableError(
-                f"unknown embedding model {self.model_name!r}: {str(exc).splitlines()[0][:160]}",
-                hint="memdown config set embedding.model <a fastembed model name>",
+                f"embedding model {self.model_name!r} is not available offline",
+                hint=f"run `memdown model pull {self.model_name}` once with network access",
             ) from None
         except Exception as exc:  # missing local files surface as assorted errors
             raise ModelUnavailableError(
                 f"embedding model {self.model_name!r} is not available offline ({type(exc).__name__})",
                 hint=f"run `memdown model pull {self.model_name}` once with network access",
             ) from None
+        finally:
+            quiet()
         if not self.dim:
             self.dim = len(next(iter(self._model.embed(["dimension probe"]))))
         return self._model

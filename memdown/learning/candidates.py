@@ -1,0 +1,206 @@
+"""From pending signals to review candidates: dedupe, group, classify, flag conflicts.
+
+Pure functions over already-loaded data (signals, learnings, improvements,
+CLAUDE.md lines); ``reflect`` persists what they decide.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from ..signals.store import Signal
+from ..signals.text import (content_tokens, conflicting_terms, containment, fingerprint, one_line, polar_terms,
+                            similar)
+
+RULE_TYPES = ("correction", "convention", "positive", "memory_request", "command")
+IMPROVEMENT_TYPES = ("search_thrash", "missing_context", "multi_edit")
+FAILURE_TYPES = ("failure", "repeated_failure")
+_LEAD = re.compile(
+    r"^(?:\W*(?:ok(?:ay)?|uh+|um+|ah+|oh|no+|nope|nah|nein|actually|wait|hmm+|so|well|please|pls|and|also|sorry"
+    r"|but|hey|eigentlich|bitte|también|en realidad)\b[\s,.!:;-]*)+", re.I)
+_MEMORY_LEAD = re.compile(
+    r"^\W*(?:(?:please|pls|and|also)\s+)?(?:remember|memorize|memorise|keep in mind|merk dir|recuerda)"
+    r"(?:\s+and\s+(?:save|store|write|add|keep)\s+(?:\w+\s+)?(?:in|to|into)\s+(?:your\s+|the\s+)?\w+)?"
+    r"(?:\s+(?:that|dass|que))?[\s,:]*", re.I)
+_SAVE_LEAD = re.compile(r"^\W*(?:save|store|add|write|put)\s+(?:this|that|it)\s+(?:to|in|into)\s+(?:your\s+|the\s+)?"
+                        r"(?:memory|memories|claude\.md)\s*[:,-]?\s*", re.I)
+_COMMANDS_HINT = re.compile(r"`[^`]+`|\b(?:npm|pnpm|yarn|make|pytest|cargo|uv|pip|poetry|docker|git|just|bun|go test"
+                            r"|run|command|script|cli)\b", re.I)
+_STRUCTURE_HINT = re.compile(r"\b(?:defined|located|lives?|goes|go|belongs?|stored|kept) (?:in|at|under|into)\b"
+                             r"|\b(?:folder|directory|dir|path|module|package|base code)\b|[\\/]\w", re.I)
+_PREFERENCE_HINT = re.compile(r"\b(?:i prefer|i like|i want|don't ask|ask me|tentative|verbose|be (?:more|less)"
+                              r"|just do|without asking)\b|问我|询问", re.I)
+_IMPROVEMENT_HINT = re.compile(r"\b(?:we should (?:add|document|write|create|rename|move|split)|should be documented"
+                               r"|add a (?:script|make target|target|test|readme|doc)|the (?:readme|docs?) (?:should|is"
+                               r" wrong|are wrong|is outdated))\b", re.I)
+_COMMENT = re.compile(r"<!--.*?-->")
+
+
+@dataclass
+class Candidate:
+    id: str
+    action: str  # promote | revert | globalize
+    kind: str  # rule | improvement | reflexion
+    type: str
+    category: str
+    scope: str
+    text: str
+    confidence: int
+    sessions: int
+    corroboration: int
+    signal_ids: list[str]
+    first_seen: str
+    last_seen: str
+    target: str
+    quotes: list[str] = field(default_factory=list)
+    context: str = ""
+    conflicts: list[dict] = field(default_factory=list)
+    learning_id: str = ""
+    reflexion: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def rule_text(sig: Signal) -> str:
+    """A readable rule from a signal's quote (fillers and "remember that" dropped)."""
+    text = one_line(sig.text)
+    if sig.type == "memory_request":
+        text = _SAVE_LEAD.sub("", _MEMORY_LEAD.sub("", text, count=1), count=1)
+    text = _LEAD.sub("", text).strip(" ,;:-")
+    if not text:
+        text = one_line(sig.text)
+    text = text[0].upper() + text[1:] if text else text
+    if text and text[-1] not in ".!?。！？`)":
+        text += "."
+    return text
+
+
+def proposal(sig: Signal) -> str:
+    """The text proposed at review for a signal of any type."""
+    extra = sig.extra
+    if sig.type in FAILURE_TYPES:
+        fix = extra.get("fix", "")
+        base = f"When {extra.get('tool') or 'a tool'} fails with \"{one_line(sig.text, 160)}\""
+        return f"{base}, {fix} works." if fix else f"{base}, check the cause before retrying."
+    if sig.type == "search_thrash":
+        tried = sig.context.removeprefix("Tried: ")
+        return (f"Document where this lives: found with {extra.get('found_with', '?')} after empty searches "
+                f"({one_line(tried, 200)}).")
+    if sig.type == "multi_edit":
+        return f"{extra.get('file', 'A file')} needed {extra.get('attempts', 'several')} edits in a row: document its conventions."
+    if sig.type == "missing_context":
+        fact = sig.context.removeprefix("Already known: ")
+        return f"Make this easier to find (the assistant asked about it): {one_line(fact, 240)}"
+    if sig.type == "positive":
+        steps = sig.context.split("\n\n")[0].removeprefix("After: ")
+        return f"This approach worked ({one_line(sig.text, 80)}): {one_line(steps, 240)}" if steps else rule_text(sig)
+    return rule_text(sig)
+
+
+def kind_of(sig: Signal) -> str:
+    if sig.type in FAILURE_TYPES:
+        return "reflexion"
+    if sig.type in IMPROVEMENT_TYPES or _IMPROVEMENT_HINT.search(sig.text):
+        return "improvement"
+    return "rule"
+
+
+def category_of(sig: Signal, text: str) -> str:
+    if sig.type in FAILURE_TYPES or sig.type == "multi_edit":
+        return "Gotchas"
+    if sig.type in ("search_thrash", "missing_context"):
+        return "Project structure"
+    if sig.type == "command":
+        return "Commands"
+    if _PREFERENCE_HINT.search(text) or sig.type == "positive":
+        return "Preferences"
+    if _STRUCTURE_HINT.search(text) and sig.type in ("memory_request", "convention"):
+        return "Project structure"
+    if _COMMANDS_HINT.search(text) and polar_terms(text):
+        return "Commands"
+    if sig.type in ("convention", "memory_request"):
+        return "Conventions"
+    return "Gotchas"
+
+
+def reviewable(sig: Signal) -> bool:
+    """Active signals worth a reviewer's time (a failure without a known fix is only evidence)."""
+    if not sig.active or sig.type == "revert":
+        return False
+    return not (sig.type == "failure" and not sig.extra.get("fix"))
+
+
+def clean_line(line: str) -> str:
+    return one_line(_COMMENT.sub("", line))
+
+
+def matches(text: str, other: str, threshold: float) -> bool:
+    return similar(text, clean_line(other), threshold)
+
+
+def conflicts_between(text: str, other: str) -> list[str]:
+    return conflicting_terms(polar_terms(text), polar_terms(clean_line(other)))
+
+
+def group(signals: list[Signal], threshold: float) -> list[list[Signal]]:
+    """Union near-duplicates of the same kind ("use pnpm not npm" / "don't use npm")."""
+    parent = list(range(len(signals)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    texts = [proposal(s) for s in signals]
+    kinds = [kind_of(s) for s in signals]
+    for i in range(len(signals)):
+        for j in range(i + 1, len(signals)):
+            if kinds[i] != kinds[j] or find(i) == find(j):
+                continue
+            if kinds[i] == "reflexion":
+                same = (signals[i].extra.get("tool") == signals[j].extra.get("tool")
+                        and containment(content_tokens(signals[i].text), content_tokens(signals[j].text)) >= 0.7)
+            else:
+                same = similar(texts[i], texts[j], threshold)
+            if same:
+                parent[find(j)] = find(i)
+    groups: dict[int, list[Signal]] = {}
+    for i, sig in enumerate(signals):
+        groups.setdefault(find(i), []).append(sig)
+    return [sorted(g, key=lambda s: (s.captured, s.id)) for g in groups.values()]
+
+
+def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candidate:
+    """One candidate from a group (oldest signal gives the id)."""
+    everyone = list(members) + [c for m in members for c in consolidated.get(m.id, [])]
+    lead = max(members, key=lambda s: (s.confidence, s.type in ("memory_request", "correction", "convention"),
+                                       len(s.text) < 200, s.captured))
+    text = proposal(lead)
+    kind = kind_of(lead)
+    sessions = len({s.session or s.id for s in everyone})
+    corroboration = sum(s.corroboration for s in members)
+    confidence = max(s.confidence for s in members)
+    recurrence = max(sessions, corroboration)
+    if recurrence >= 3:
+        confidence = 3
+    elif recurrence >= 2:
+        confidence = max(confidence, 2)
+    scope = "global" if any(s.scope == "global" for s in members) else "project"
+    target = {"improvement": "improvements", "reflexion": "reflexion"}.get(kind, "global" if scope == "global" else "project")
+    times = sorted(s.seen or s.captured for s in everyone if s.seen or s.captured)
+    cand = Candidate(id=members[0].id, action="promote", kind=kind, type=lead.type, category=category_of(lead, text),
+                     scope=scope, text=text, confidence=confidence, sessions=sessions, corroboration=corroboration,
+                     signal_ids=[s.id for s in members], first_seen=times[0][:10] if times else "",
+                     last_seen=times[-1][:10] if times else "", target=target,
+                     quotes=[one_line(s.text, 200) for s in members][:5], context=lead.context)
+    if kind == "reflexion":
+        cand.reflexion = {"tool": lead.extra.get("tool", ""), "mistake": lead.extra.get("input", ""),
+                          "evidence": one_line(lead.text, 300), "fix": lead.extra.get("fix", ""),
+                          "rule": text, "tags": lead.tags}
+    return cand
+
+
+def fingerprint_of(text: str) -> str:
+    return fingerprint(text)

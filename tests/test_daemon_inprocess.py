@@ -1,0 +1,333 @@
+"""The daemon run in-process (FakeEmbedder), with real watchdog events, a real
+Unix socket and a real LanceDB table: file changes of every kind end in a
+correct index, and bad input never takes it down."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from memdown import paths
+from memdown.api import Memory
+from memdown.daemon.client import ask_daemon
+from memdown.daemon.protocol import MAX_REQUEST_BYTES
+from memdown.daemon.server import Daemon, DaemonError, prepare_socket_dir
+from memdown.services.verify import verify
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    return predicate()
+
+
+def entry(title: str, body: str) -> str:
+    return f"# {title}\n\n## Notes\n\n{body}\n"
+
+
+@pytest.fixture
+def root(memory_root: Path) -> Path:
+    (memory_root / "memory").mkdir(parents=True)
+    (memory_root / "memory" / "2026-01-01.md").write_text(entry("2026-01-01", "redis cache ttl is 300 seconds"))
+    (memory_root / "memory" / "2026-01-02.md").write_text(entry("2026-01-02", "postgres vacuum settings tuned"))
+    return memory_root
+
+
+@pytest.fixture
+def daemon(root: Path, fake_embedder):
+    d = Daemon(root, embedder=fake_embedder, debounce_ms=150, idle_seconds=0, warmup_delay=0.0)
+    d.start()
+    runner = threading.Thread(target=d.run_until_stopped, daemon=True)
+    runner.start()
+    assert wait_for(lambda: d.warm, 20), "daemon never warmed up"
+    yield d
+    d.request_stop("test over")
+    runner.join(5)
+    d.shutdown()
+
+
+def search(root: Path, query: str, **params) -> list[dict]:
+    reply = ask_daemon(root, "search", {"query": query, "mode": "text", **params})
+    assert reply is not None and reply["ok"], reply
+    return reply["result"]
+
+
+def sources(root: Path, query: str) -> set[str]:
+    return {h["source"] for h in search(root, query, k=50)}
+
+
+def settled(d: Daemon) -> bool:
+    return not d.queue.pending() and not d.writing
+
+
+def assert_consistent(root: Path, fake_embedder) -> None:
+    report = verify(Memory.open(root, embedder=fake_embedder))
+    assert report.ok, report.problems
+
+
+def test_start_builds_the_index_and_answers(daemon: Daemon, root: Path) -> None:
+    assert sources(root, "redis") == {"memory/2026-01-01.md"}
+    reply = ask_daemon(root, "stats", {})
+    assert reply["ok"] and reply["result"]["files"] == 2
+    ping = ask_daemon(root, "ping", {})
+    assert ping["ok"] and ping["result"]["pid"] == os.getpid() and ping["result"]["warm"]
+
+
+def test_socket_folder_and_file_are_private(daemon: Daemon, root: Path) -> None:
+    sock_path = paths.socket_path(root)
+    assert stat.S_IMODE(os.stat(sock_path.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(sock_path).st_mode) == 0o600
+    assert stat.S_ISSOCK(os.stat(sock_path).st_mode)
+
+
+def test_edit_create_delete_rename(daemon: Daemon, root: Path, fake_embedder) -> None:
+    mem_dir = root / "memory"
+    (mem_dir / "new.md").write_text(entry("new", "the quokka protocol"))
+    assert wait_for(lambda: sources(root, "quokka") == {"memory/new.md"}, 3.0), "new file not searchable within 3 s"
+    (mem_dir / "new.md").write_text(entry("new", "the wombat protocol"))
+    assert wait_for(lambda: not sources(root, "quokka") and sources(root, "wombat"), 5)
+    (mem_dir / "new.md").rename(mem_dir / "renamed.md")
+    assert wait_for(lambda: sources(root, "wombat") == {"memory/renamed.md"}, 5)
+    (mem_dir / "renamed.md").unlink()
+    assert wait_for(lambda: not sources(root, "wombat"), 5)
+    # A folder moved in from outside, then renamed: folder events mean a full check.
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "a.md").write_text(entry("a", "capybara notes"))
+    shutil.move(str(outside), str(root / "topics"))
+    assert wait_for(lambda: sources(root, "capybara") == {"topics/a.md"}, 5)
+    (root / "topics").rename(root / "subjects")
+    assert wait_for(lambda: sources(root, "capybara") == {"subjects/a.md"}, 5)
+    shutil.rmtree(root / "subjects")
+    assert wait_for(lambda: not sources(root, "capybara"), 5)
+    assert wait_for(lambda: settled(daemon), 5)
+    assert_consistent(root, fake_embedder)
+
+
+def test_atomic_editor_saves_and_ignored_files(daemon: Daemon, root: Path, fake_embedder) -> None:
+    target = root / "memory" / "2026-01-01.md"
+    tmp = root / "memory" / ".2026-01-01.md.swp"
+    tmp.write_text(entry("2026-01-01", "memcached eviction policy"))
+    os.replace(tmp, target)  # how editors and atomic_write save
+    assert wait_for(lambda: sources(root, "memcached") == {"memory/2026-01-01.md"}, 5)
+    passes = daemon.counters["index_passes"]
+    (root / "logs").mkdir(exist_ok=True)
+    (root / "logs" / "x.md").write_text("# not memory\n")
+    (root / "state").mkdir(exist_ok=True)
+    (root / "state" / "y.md").write_text("# not memory\n")
+    (root / "notes.txt").write_text("not markdown")
+    time.sleep(0.6)
+    assert daemon.counters["index_passes"] == passes
+    assert_consistent(root, fake_embedder)
+
+
+def test_git_checkout_storm_of_a_thousand_files(daemon: Daemon, root: Path, fake_embedder) -> None:
+    bulk = root / "bulk"
+    bulk.mkdir()
+    for n in range(1000):
+        (bulk / f"f{n:04d}.md").write_text(entry(f"f{n}", f"storm note number{n} armadillo"))
+    assert wait_for(lambda: settled(daemon) and len(sources(root, "armadillo")) == 50, 60)
+    reply = ask_daemon(root, "stats", {})
+    assert reply["result"]["files"] == 1002
+    # "Switch branch": rewrite half, delete the other half, in one burst.
+    for n in range(1000):
+        path = bulk / f"f{n:04d}.md"
+        if n % 2:
+            path.unlink()
+        else:
+            path.write_text(entry(f"f{n}", f"branch two note number{n} pangolin"))
+    assert wait_for(lambda: settled(daemon) and ask_daemon(root, "stats", {})["result"]["files"] == 502, 60)
+    assert not sources(root, "armadillo")
+    assert_consistent(root, fake_embedder)
+
+
+def test_permission_denied_and_half_written_files(daemon: Daemon, root: Path, fake_embedder) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode")
+    secret = root / "memory" / "locked.md"
+    secret.write_text(entry("locked", "okapi"))
+    assert wait_for(lambda: sources(root, "okapi"), 5)
+    secret.chmod(0)
+    try:
+        assert wait_for(lambda: not sources(root, "okapi"), 5)  # dropped, logged, no crash
+    finally:
+        secret.chmod(0o644)
+    assert wait_for(lambda: sources(root, "okapi"), 5)
+
+
+def test_file_written_while_read(daemon: Daemon, root: Path, fake_embedder) -> None:
+    growing = root / "memory" / "growing.md"
+    with open(growing, "w") as handle:
+        handle.write("# growing\n\n## Notes\n\n")
+        for n in range(30):
+            handle.write(f"line {n} about the narwhal migration\n")
+            handle.flush()
+            time.sleep(0.02)  # slower than the debounce: the daemon reads a half-written file
+        handle.write("final word: axolotl\n")
+    assert wait_for(lambda: sources(root, "axolotl") == {"memory/growing.md"}, 5)
+    assert wait_for(lambda: settled(daemon), 5)
+    assert_consistent(root, fake_embedder)
+
+
+def test_garbage_oversized_and_bad_requests(daemon: Daemon, root: Path) -> None:
+    sock_path = str(paths.socket_path(root))
+
+    def raw(payload: bytes, *, shutdown: bool = False) -> dict | None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(sock_path)
+            try:
+                s.sendall(payload)
+            except OSError:
+                pass  # the daemon may hang up before taking all of an oversized request
+            if shutdown:
+                s.shutdown(socket.SHUT_WR)
+            data = b""
+            while not data.endswith(b"\n"):
+                try:
+                    chunk = s.recv(65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data) if data else None
+
+    garbage = raw(b"\x00\xff not json at all\n")
+    assert garbage["ok"] is False and garbage["exit_code"] == 2
+    assert raw(b"[1, 2, 3]\n")["ok"] is False
+    assert raw(b'{"v": 1, "op": "search", "params": "x"}\n')["ok"] is False
+    assert raw(b'{"v": 1, "op": "drop_table", "params": {}}\n')["error"].startswith("unknown query")
+    bad_k = raw(b'{"v": 1, "op": "search", "params": {"query": "x", "k": "many"}}\n')
+    assert bad_k["ok"] is False and bad_k["exit_code"] == 2
+    old = raw(b'{"v": 99, "op": "search", "params": {}}\n')
+    assert old["fallback"] is True
+    assert ask_daemon(root, "search", {"query": "x"}, timeout=1) is not None  # still fine
+    other = raw(json.dumps({"v": 1, "op": "stats", "params": {}, "root": "/somewhere/else"}).encode() + b"\n")
+    assert other["fallback"] is True
+    big = raw(b"{" + b" " * (MAX_REQUEST_BYTES + 10))
+    assert big is None or big["error"] == "request too large"
+    assert raw(b"", shutdown=True) is None  # connect and close
+    # A usage error from the query code comes back as the CLI would show it.
+    reply = ask_daemon(root, "search", {"query": "x", "k": 0})
+    assert reply["ok"] is False and reply["exit_code"] == 2 and "-k must be between" in reply["error"]
+    reply = ask_daemon(root, "expand", {"id": "zz"})
+    assert reply["ok"] is False and reply["exit_code"] == 2
+    assert daemon.counters["bad_requests"] >= 4
+    assert sources(root, "redis") == {"memory/2026-01-01.md"}
+
+
+def test_concurrent_queries_during_writes(daemon: Daemon, root: Path, fake_embedder) -> None:
+    errors: list[object] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            reply = ask_daemon(root, "search", {"query": "redis", "mode": "hybrid"}, timeout=2)
+            if reply is None or not reply["ok"] or not reply["result"]:
+                errors.append(reply)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    try:
+        for n in range(40):
+            (root / "memory" / f"w{n}.md").write_text(entry(f"w{n}", f"write {n} gerbil"))
+            time.sleep(0.01)
+        assert wait_for(lambda: len(sources(root, "gerbil")) == 40, 20)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert errors == []
+    assert_consistent(root, fake_embedder)
+
+
+def test_root_deleted_stops_the_daemon(root: Path, fake_embedder) -> None:
+    d = Daemon(root, embedder=fake_embedder, debounce_ms=100, idle_seconds=0, warmup_delay=0.0)
+    d.start()
+    try:
+        shutil.rmtree(root)
+        reason = d.run_until_stopped()
+        assert reason == "memory root deleted"
+    finally:
+        d.shutdown()
+    assert not paths.socket_path(root).exists()
+
+
+def test_idle_exit(root: Path, fake_embedder) -> None:
+    d = Daemon(root, embedder=fake_embedder, idle_seconds=0.5, warmup_delay=30)
+    d.start()
+    try:
+        started = time.monotonic()
+        assert d.run_until_stopped().startswith("idle")
+        assert time.monotonic() - started < 5
+    finally:
+        d.shutdown()
+
+
+def test_deep_root_still_gets_a_short_socket(isolate_paths: Path, fake_embedder) -> None:
+    deep = isolate_paths
+    for n in range(8):
+        deep = deep / (f"level{n}-" + "x" * 40)
+    root = deep / ".memdown"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "a.md").write_text(entry("a", "deep quokka"))
+    assert len(str(root)) > 300
+    d = Daemon(root, embedder=fake_embedder, debounce_ms=100, idle_seconds=0, warmup_delay=0.0)
+    d.start()
+    try:
+        assert len(os.fsencode(str(paths.socket_path(root)))) < 100
+        assert wait_for(lambda: (r := ask_daemon(root, "search", {"query": "quokka", "mode": "text"})) and r["ok"]
+                        and r["result"], 20)
+    finally:
+        d.request_stop()
+        d.shutdown()
+
+
+def test_stale_socket_replaced_and_foreign_folder_refused(root: Path, fake_embedder, tmp_path: Path) -> None:
+    sock_path = paths.socket_path(root)
+    sock_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    sock_path.write_text("left over")  # a file left by a crashed daemon
+    d = Daemon(root, embedder=fake_embedder, idle_seconds=0, warmup_delay=30)
+    d.start()
+    try:
+        assert stat.S_ISSOCK(os.stat(sock_path).st_mode)
+        assert ask_daemon(root, "ping", {})["ok"]
+    finally:
+        d.request_stop()
+        d.shutdown()
+    # A world-readable folder of ours is tightened; someone else's is refused.
+    loose = tmp_path / "rt" / "memdown-x"
+    loose.mkdir(parents=True, mode=0o755)
+    os.chmod(loose, 0o755)
+    prepare_socket_dir(loose / "a.sock")
+    assert stat.S_IMODE(os.stat(loose).st_mode) == 0o700
+    if os.geteuid() == 0:
+        os.chown(loose, 65534, 65534)
+        with pytest.raises(DaemonError, match="owned by uid 65534"):
+            prepare_socket_dir(loose / "a.sock")
+    link = tmp_path / "rt" / "link"
+    link.symlink_to(loose)
+    with pytest.raises(DaemonError, match="not a folder"):
+        prepare_socket_dir(link / "a.sock")
+
+
+def test_damaged_index_is_rebuilt_by_the_daemon(daemon: Daemon, root: Path, fake_embedder) -> None:
+    # Someone deletes the index folder while the daemon runs; the next query still answers.
+    with daemon.lock:
+        shutil.rmtree(root / "index")
+    assert sources(root, "redis") == {"memory/2026-01-01.md"}
+    assert wait_for(lambda: settled(daemon), 5)
+    assert_consistent(root, fake_embedder)
