@@ -69,19 +69,33 @@ def hit_key(hit) -> tuple[str, str]:
     return (hit.source.rsplit("/", 1)[-1], hit.heading.split(" > ")[-1].strip())
 
 
-def evaluate(mem: Memory, queries: list[dict], mode: str, k: int = 10) -> dict:
+def within_budget(hits, budget: int):
+    """The leading hits whose text fits in ``budget`` characters (equal-context comparison)."""
+    kept, used = [], 0
+    for hit in hits:
+        if used + len(hit.text) > budget and kept:
+            break
+        kept.append(hit)
+        used += len(hit.text)
+    return kept
+
+
+def evaluate(mem: Memory, queries: list[dict], mode: str, k: int = 10, budget: int = 0) -> dict:
     per_type: dict[str, list[dict]] = defaultdict(list)
     latencies = []
     for q in queries:
         gold = relevant_keys(q)
         started = time.perf_counter()
-        hits = mem.search(q["query"], k=k, mode=mode, refresh=False)
+        hits = mem.search(q["query"], k=50 if budget else k, mode=mode, refresh=False)
         latencies.append(time.perf_counter() - started)
+        if budget:
+            hits = within_budget(hits, budget)
         keys = [hit_key(h) for h in hits]
         found5 = len(gold & set(keys[:5])) / len(gold)
-        found10 = len(gold & set(keys[:10])) / len(gold)
-        rr = next((1.0 / (i + 1) for i, key in enumerate(keys[:10]) if key in gold), 0.0)
-        chars = sum(len(h.text) for h in hits[:10])
+        top = len(keys) if budget else 10
+        found10 = len(gold & set(keys[:top])) / len(gold)
+        rr = next((1.0 / (i + 1) for i, key in enumerate(keys[:top]) if key in gold), 0.0)
+        chars = sum(len(h.text) for h in hits[:top])
         row = {"r5": found5, "r10": found10, "mrr": rr, "chars": chars}
         per_type[q["type"]].append(row)
         per_type["ALL"].append(row)
@@ -105,11 +119,13 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--by-type", action="store_true")
+    parser.add_argument("--budget", type=int, default=0,
+                        help="compare at equal context: keep hits until their text reaches N chars (recall@10 columns then mean recall within the budget)")
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
     mem = build_memory(overrides)
     queries = load_queries(args.split)
-    results = {mode: evaluate(mem, queries, mode) for mode in args.modes.split(",")}
+    results = {mode: evaluate(mem, queries, mode, budget=args.budget) for mode in args.modes.split(",")}
     if args.json:
         print(json.dumps({"split": args.split, "overrides": overrides, "results": results}, indent=1))
         return

@@ -30,8 +30,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "threads": 0,  # 0 = onnxruntime's default
     },
     "chunking": {
-        # MiniLM reads 256 tokens (~1,000 chars of prose); the vector ignores the rest.
-        "max_chars": 900,
+        # Small units retrieve best (bench/eval_retrieval.py: 250 beat 400/600/900 at equal
+        # context); MiniLM reads 256 tokens, so neighbours fit in the window too.
+        "max_chars": 250,
         "context_chars": 160,  # neighbouring text prepended/appended to the embedded text
         "heading_context": True,
     },

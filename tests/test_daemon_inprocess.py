@@ -152,18 +152,29 @@ def test_git_checkout_storm_of_a_thousand_files(daemon: Daemon, root: Path, fake
     assert_consistent(root, fake_embedder)
 
 
-def test_permission_denied_and_half_written_files(daemon: Daemon, root: Path, fake_embedder) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root reads files whatever their mode")
+def test_permission_denied(daemon: Daemon, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     secret = root / "memory" / "locked.md"
     secret.write_text(entry("locked", "okapi"))
     assert wait_for(lambda: sources(root, "okapi"), 5)
-    secret.chmod(0)
-    try:
-        assert wait_for(lambda: not sources(root, "okapi"), 5)  # dropped, logged, no crash
-    finally:
-        secret.chmod(0o644)
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "locked.md":
+            raise PermissionError(13, "Permission denied")
+        return real_read_bytes(self)
+
+    # chmod 0 does not stop root (CI may run as root), so refuse the read itself.
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    if os.geteuid() != 0:
+        secret.chmod(0)
+    secret.write_text(entry("locked", "okapi and more")) if os.geteuid() == 0 else os.utime(secret)
+    assert wait_for(lambda: not sources(root, "okapi"), 5)  # dropped and logged, no crash
+    assert wait_for(lambda: settled(daemon), 5)
+    monkeypatch.setattr(Path, "read_bytes", real_read_bytes)
+    secret.chmod(0o644)
+    os.utime(secret, ns=(time.time_ns(), time.time_ns()))
     assert wait_for(lambda: sources(root, "okapi"), 5)
+    assert sources(root, "redis") == {"memory/2026-01-01.md"}
 
 
 def test_file_written_while_read(daemon: Daemon, root: Path, fake_embedder) -> None:
@@ -258,6 +269,7 @@ def test_root_deleted_stops_the_daemon(root: Path, fake_embedder) -> None:
     d = Daemon(root, embedder=fake_embedder, debounce_ms=100, idle_seconds=0, warmup_delay=0.0)
     d.start()
     try:
+        assert wait_for(lambda: d.warm and settled(d), 20)
         shutil.rmtree(root)
         reason = d.run_until_stopped()
         assert reason == "memory root deleted"

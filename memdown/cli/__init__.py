@@ -14,7 +14,7 @@ from .. import __version__
 from ..errors import MemdownError
 
 # Each name is a module in this package with a ``register(group)`` function.
-COMMAND_MODULES = ("core", "transcript", "hooks", "watch")
+COMMAND_MODULES = ("core", "transcript", "hooks", "watch", "reflect")
 
 
 class MemdownGroup(click.Group):

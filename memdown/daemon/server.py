@@ -42,7 +42,7 @@ from ..errors import (
 )
 from ..fsutil import file_lock
 from .protocol import MAX_REQUEST_BYTES, PROTOCOL_VERSION, QUERY_OPS
-from .watcher import BATCH_FILES, ChangeQueue, Watcher, diff_targets
+from .watcher import BATCH_FILES, REBUILD_FILES, REBUILD_SHARE, ChangeQueue, Watcher, diff_targets, indexed_files
 
 WARMUP_DELAY = 1.0  # seconds after start before loading lancedb and the model (start/stop stays cheap)
 RECONCILE_SECONDS = 60.0  # stat-compare everything this often, in case events were lost
@@ -453,12 +453,12 @@ class Daemon:
 
     def _process_pending(self) -> None:
         changed, full, reasons = self.queue.take()
-        if full:
-            self.log.info("full check (%s)", "; ".join(reasons) or "requested")
-            targets = diff_targets(self.root)
-        else:
-            targets = changed
         try:
+            if full:
+                self.log.info("full check (%s)", "; ".join(reasons) or "requested")
+                targets = diff_targets(self.root)
+            else:
+                targets = changed
             self.apply(targets)
             self._backoff = 5.0
         except NotInitializedError:
@@ -468,6 +468,8 @@ class Daemon:
         except Exception as exc:
             self.log.exception("indexing failed")
             self._retry_later(changed, full, exc, rebuild=True)
+        finally:
+            self.queue.done()
 
     def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False) -> None:
         self.last_error = f"index: {type(exc).__name__}: {exc}"[:300]
@@ -492,6 +494,11 @@ class Daemon:
             self._write(None)
             return
         if not targets:
+            return
+        known = indexed_files(self.root)
+        if len(targets) > REBUILD_FILES and len(targets) >= REBUILD_SHARE * known:
+            self.log.info("%d files changed (of %d indexed): rebuilding in bulk", len(targets), known)
+            self._write(None, rebuild=True)
             return
         for start in range(0, len(targets), BATCH_FILES):
             if self.stop_event.is_set():

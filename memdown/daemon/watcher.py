@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from .. import paths
@@ -22,6 +23,11 @@ from ..store.reader import iter_markdown_files, source_of
 
 STORM_EVENTS = 200  # more distinct files than this in one batch: do a full pass
 BATCH_FILES = 50  # files per index write (readers get a turn between batches)
+# A full pass that finds more changed files than this, and at least REBUILD_SHARE of
+# the index, rebuilds in bulk: per-file merges cost ~40 ms each (one LanceDB commit
+# plus fsynced sidecars), a bulk rebuild a few ms per file (vectors come from the cache).
+REBUILD_FILES = 200
+REBUILD_SHARE = 0.2
 
 
 def classify(root: str, path: str, *, is_directory: bool) -> str | None:
@@ -54,6 +60,7 @@ class ChangeQueue:
         self.first_event = 0.0
         self.last_event = 0.0
         self.events = 0  # relevant events seen, ever
+        self.active = False  # a taken batch is being indexed
 
     def add(self, path: Path | None, *, full: bool = False, reason: str = "") -> None:
         now = time.monotonic()
@@ -71,8 +78,9 @@ class ChangeQueue:
             self.cond.notify_all()
 
     def pending(self) -> bool:
+        """Changes waiting or being indexed right now."""
         with self.cond:
-            return bool(self.paths) or self.full
+            return bool(self.paths) or self.full or self.active
 
     def size(self) -> int:
         with self.cond:
@@ -86,7 +94,13 @@ class ChangeQueue:
             self.full = False
             self.reasons = []
             self.first_event = self.last_event = 0.0
+            self.active = True
             return taken, full, reasons
+
+    def done(self) -> None:
+        with self.cond:
+            self.active = False
+            self.cond.notify_all()
 
     def due(self, debounce: float, max_delay: float) -> float | None:
         """Seconds until the pending batch should run (0 = now); None if nothing is pending."""
@@ -123,6 +137,15 @@ def diff_targets(root: Path) -> list[Path] | None:
             targets.append(path)
     targets.extend(Path(root) / source for source in sorted(set(records) - present))
     return targets
+
+
+def indexed_files(root: Path) -> int:
+    """How many files ``files.json`` records (0 if unreadable)."""
+    try:
+        records = json.loads((paths.index_dir(root) / "files.json").read_text())
+    except (OSError, ValueError):
+        return 0
+    return len(records) if isinstance(records, dict) else 0
 
 
 class _OverflowSignal(logging.Handler):
@@ -177,6 +200,8 @@ class Watcher:
                 except Exception:  # never let one odd event kill the observer thread
                     watcher.log.exception("error handling file event %r", event)
 
+        # watchdog warns when LanceDB replaces a folder it watches under index/; harmless.
+        warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         logging.getLogger("watchdog").addHandler(self._overflow)
         self.observer = Observer()
         self.observer.name = "watchdog"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..dates import date_words
+
 _CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z]{2,}[a-z][A-Za-z0-9]*\b")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
 
@@ -23,7 +25,7 @@ FTS_OPTIONS: dict = {
     "with_position": False,
     "max_token_length": 40,
 }
-FTS_VERSION = "v1"
+FTS_VERSION = "v2"  # v2: dates in words
 
 
 def fts_config_id() -> str:
@@ -39,7 +41,8 @@ def camel_parts(text: str) -> list[str]:
     return words
 
 
-def fts_text(heading: str, text: str) -> str:
+def fts_text(heading: str, text: str, date: str = "") -> str:
     extra = camel_parts(text)
     tail = ("\n" + " ".join(dict.fromkeys(extra))) if extra else ""
-    return f"{heading}\n{text}{tail}"
+    when = date_words(date)
+    return f"{heading}{' ' + when if when else ''}\n{text}{tail}"

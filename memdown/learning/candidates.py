@@ -9,7 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..signals.store import Signal
-from ..signals.text import (content_tokens, conflicting_terms, containment, fingerprint, one_line, polar_terms,
+from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
                             similar)
 
 RULE_TYPES = ("correction", "convention", "positive", "memory_request", "command")
@@ -18,10 +18,10 @@ FAILURE_TYPES = ("failure", "repeated_failure")
 _LEAD = re.compile(
     r"^(?:\W*(?:ok(?:ay)?|uh+|um+|ah+|oh|no+|nope|nah|nein|actually|wait|hmm+|so|well|please|pls|and|also|sorry"
     r"|but|hey|eigentlich|bitte|también|en realidad)\b[\s,.!:;-]*)+", re.I)
-_MEMORY_LEAD = re.compile(
-    r"^\W*(?:(?:please|pls|and|also)\s+)?(?:remember|memorize|memorise|keep in mind|merk dir|recuerda)"
-    r"(?:\s+and\s+(?:save|store|write|add|keep)\s+(?:\w+\s+)?(?:in|to|into)\s+(?:your\s+|the\s+)?\w+)?"
-    r"(?:\s+(?:that|dass|que))?[\s,:]*", re.I)
+_MEMORY_ANY = re.compile(
+    r"\b(?:remember|memori[sz]e|keep in mind|merk(?:e)? dir|recuerda|记住)\b"
+    r"(?:\s+and\s+\w+\s+(?:\w+\s+)?(?:in|to|into)\s+(?:your\s+|the\s+)?mem\w*)?\s*(?:that\b|dass\b|que\b|:)?\s*",
+    re.I)
 _SAVE_LEAD = re.compile(r"^\W*(?:save|store|add|write|put)\s+(?:this|that|it)\s+(?:to|in|into)\s+(?:your\s+|the\s+)?"
                         r"(?:memory|memories|claude\.md)\s*[:,-]?\s*", re.I)
 _COMMANDS_HINT = re.compile(r"`[^`]+`|\b(?:npm|pnpm|yarn|make|pytest|cargo|uv|pip|poetry|docker|git|just|bun|go test"
@@ -66,7 +66,10 @@ def rule_text(sig: Signal) -> str:
     """A readable rule from a signal's quote (fillers and "remember that" dropped)."""
     text = one_line(sig.text)
     if sig.type == "memory_request":
-        text = _SAVE_LEAD.sub("", _MEMORY_LEAD.sub("", text, count=1), count=1)
+        match = _MEMORY_ANY.search(text)
+        if match and len(text[match.end():].split()) >= 3:
+            text = text[match.end():]
+        text = _SAVE_LEAD.sub("", text, count=1)
     text = _LEAD.sub("", text).strip(" ,;:-")
     if not text:
         text = one_line(sig.text)
@@ -80,7 +83,7 @@ def proposal(sig: Signal) -> str:
     """The text proposed at review for a signal of any type."""
     extra = sig.extra
     if sig.type in FAILURE_TYPES:
-        fix = extra.get("fix", "")
+        fix = one_line(extra.get("fix", ""), 160)
         base = f"When {extra.get('tool') or 'a tool'} fails with \"{one_line(sig.text, 160)}\""
         return f"{base}, {fix} works." if fix else f"{base}, check the cause before retrying."
     if sig.type == "search_thrash":
@@ -94,7 +97,7 @@ def proposal(sig: Signal) -> str:
         return f"Make this easier to find (the assistant asked about it): {one_line(fact, 240)}"
     if sig.type == "positive":
         steps = sig.context.split("\n\n")[0].removeprefix("After: ")
-        return f"This approach worked ({one_line(sig.text, 80)}): {one_line(steps, 240)}" if steps else rule_text(sig)
+        return f"This approach worked ({one_line(sig.text, 60)}): {one_line(steps, 160)}" if steps else rule_text(sig)
     return rule_text(sig)
 
 
@@ -159,17 +162,30 @@ def group(signals: list[Signal], threshold: float) -> list[list[Signal]]:
         for j in range(i + 1, len(signals)):
             if kinds[i] != kinds[j] or find(i) == find(j):
                 continue
-            if kinds[i] == "reflexion":
-                same = (signals[i].extra.get("tool") == signals[j].extra.get("tool")
-                        and containment(content_tokens(signals[i].text), content_tokens(signals[j].text)) >= 0.7)
-            else:
-                same = similar(texts[i], texts[j], threshold)
+            same = _same(signals[i], signals[j], texts[i], texts[j], kinds[i], threshold)
             if same:
                 parent[find(j)] = find(i)
     groups: dict[int, list[Signal]] = {}
     for i, sig in enumerate(signals):
         groups.setdefault(find(i), []).append(sig)
     return [sorted(g, key=lambda s: (s.captured, s.id)) for g in groups.values()]
+
+
+_KEYED = {"multi_edit": "file", "search_thrash": "found_with"}
+
+
+def _same(a: Signal, b: Signal, ta: str, tb: str, kind: str, threshold: float) -> bool:
+    if a.type in _KEYED or b.type in _KEYED:
+        key = _KEYED.get(a.type)
+        return a.type == b.type and bool(a.extra.get(key)) and a.extra.get(key) == b.extra.get(key)
+    if a.type == "positive" or b.type == "positive":
+        return False  # praise is about one action; never merged
+    if kind == "reflexion":
+        return (a.extra.get("tool") == b.extra.get("tool")
+                and jaccard(content_tokens(a.text) - GENERIC, content_tokens(b.text) - GENERIC) >= 0.7)
+    if a.type == "missing_context" or b.type == "missing_context":
+        return a.context == b.context
+    return similar(ta, tb, threshold)
 
 
 def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candidate:

@@ -16,9 +16,10 @@ from pathlib import Path
 from .. import paths
 from ..fsutil import atomic_write_text
 from ..signals.store import Signal
-from ..signals.text import content_tokens, jaccard, one_line, strip_ansi
+from ..signals.text import GENERIC, content_tokens, jaccard, one_line, strip_ansi
 
 MAX_CONTEXT = 1500
+INDEX_VERSION = 2
 EXCERPT = 300
 
 
@@ -92,18 +93,18 @@ def _entries_for(root: Path, path: Path) -> list[dict]:
     if path.name == "reflexion.md":
         from .reflexion import load
 
-        return [{"id": r.id, "tool": r.tool, "text": " ".join([r.evidence, r.mistake, r.task, " ".join(r.tags)]),
+        return [{"id": r.id, "tool": r.tool, "text": " ".join([r.evidence, " ".join(r.tags)]), "input": r.mistake,
                  "excerpt": one_line(r.evidence or r.mistake, 200), "fix": r.fix, "rule": r.rule, "date": r.created}
                 for r in load(root) if r.status == "adopted" and (r.fix or r.rule)]
     if path.name == "learnings.md":
         from .learnings import load
 
-        return [{"id": item.id, "tool": "", "text": item.text, "excerpt": "", "fix": "", "rule": item.text,
+        return [{"id": item.id, "tool": "", "text": item.text, "input": "", "excerpt": "", "fix": "", "rule": item.text,
                  "date": item.last_seen} for item in load(root)
                 if item.status == "promoted" and item.category == "Gotchas"]
     from ..signals.store import read_file
 
-    return [{"id": s.id, "tool": s.extra.get("tool", ""), "text": f"{s.text} {s.extra.get('input', '')}",
+    return [{"id": s.id, "tool": s.extra.get("tool", ""), "text": s.text, "input": s.extra.get("input", ""),
              "excerpt": one_line(s.text, 200), "fix": s.extra["fix"], "rule": "", "date": s.day}
             for s in read_file(path)
             if s.type in ("failure", "repeated_failure") and s.extra.get("fix") and s.status != "dismissed"]
@@ -113,7 +114,7 @@ def _index(root: Path) -> list[dict]:
     cache_path = _cache_path(root)
     try:
         cache = json.loads(cache_path.read_text(encoding="utf-8"))
-        files = cache.get("files", {}) if isinstance(cache, dict) else {}
+        files = cache.get("files", {}) if isinstance(cache, dict) and cache.get("version") == INDEX_VERSION else {}
     except (OSError, ValueError):
         files = {}
     fresh: dict[str, dict] = {}
@@ -133,7 +134,7 @@ def _index(root: Path) -> list[dict]:
         fresh[key] = {"stamp": stamp, "entries": _entries_for(root, path)}
     if changed or set(fresh) != set(files):
         try:
-            atomic_write_text(cache_path, json.dumps({"files": fresh}))
+            atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}))
         except OSError:
             pass
     return [e for item in fresh.values() for e in item.get("entries", [])]
@@ -144,21 +145,22 @@ def lookup_fix(root: Path, *, tool_name: str, tool_input: dict, error: str) -> s
     root = Path(root)
     if not root.is_dir():
         return None
-    query = content_tokens(f"{_excerpt(error)} {_input_summary(tool_name, tool_input)}")
-    if len(query) < 2:
-        return None
+    q_err = content_tokens(_excerpt(error)) - GENERIC
+    q_in = content_tokens(_input_summary(tool_name, tool_input)) - GENERIC
+    if len(q_err) < 2:
+        return None  # "Exit code 1" alone says too little to match anything
     best, best_score = None, 0.0
     for entry in _index(root):
         if entry["tool"] and entry["tool"] != tool_name:
             continue
-        tokens = content_tokens(entry["text"])
-        shared = len(query & tokens)
+        e_err = content_tokens(entry["text"]) - GENERIC
+        shared = len(q_err & e_err)
         if shared < 2:
             continue
-        score = jaccard(query, tokens)
-        cover = shared / max(1, len(tokens))
-        if score < 0.3 and cover < 0.6:
+        score = jaccard(q_err, e_err)
+        if score < 0.3 and shared / max(1, len(e_err)) < 0.6:
             continue
+        score += 0.3 * jaccard(q_in, content_tokens(entry.get("input", "")) - GENERIC)
         score += 0.1 if entry["id"].startswith("RFX-") else 0.0
         if score > best_score:
             best, best_score = entry, score

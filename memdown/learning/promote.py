@@ -147,7 +147,7 @@ def _edit_target(root: Path, target: str, change) -> dict:
         except FileNotFoundError:
             old = None
         new = change(old or "")
-        if old is not None and new == old:
+        if new == (old or ""):
             return {"target": target, "path": str(path), "backup": None, "changed": False}
         saved = backup(root, path, target) if old is not None else None
         atomic_write_text(path, new)

@@ -122,15 +122,18 @@ def _analyze(root: Path, *, persist: bool, config=None, now=None) -> Review:
     promoted = [item for item in ctx["learnings"] if item.status == "promoted"]
     for members in groups:
         cand = C.build(members, consolidated)
+        review.candidates.append(cand)
+        if cand.kind != "rule":
+            continue
         for item in promoted:
             if C.conflicts_between(cand.text, item.text):
                 cand.conflicts.append({"id": item.id, "text": item.text, "where": "learning"})
         for target, line in ctx["claude"]:
             if C.conflicts_between(cand.text, line) and not any(c["text"] == C.clean_line(line) for c in cand.conflicts):
                 cand.conflicts.append({"id": "", "text": C.clean_line(line), "where": f"{target} CLAUDE.md"})
-        review.candidates.append(cand)
-    for a in review.candidates:  # contradictions between candidates
-        for b in review.candidates:
+    rules = [c for c in review.candidates if c.kind == "rule"]
+    for a in rules:  # contradictions between candidates
+        for b in rules:
             if a is not b and C.conflicts_between(a.text, b.text):
                 a.conflicts.append({"id": b.id, "text": b.text, "where": "candidate"})
     review.candidates.extend(_revert_candidates(signals, promoted))

@@ -24,7 +24,7 @@ from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
 from ..index.table import ChunkTable, FileRecord
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
-from ..store.chunker import Chunk, ChunkOptions, chunk_markdown
+from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
@@ -69,7 +69,7 @@ def chunk_options(config: Config) -> ChunkOptions:
 def index_identity(embedder: Embedder, config: Config) -> str:
     """Everything that changes what rows contain; a change forces a rebuild."""
     options = chunk_options(config)
-    return f"{fts_config_id()}|chunk:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
+    return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
 
 
 def require_root(root: Path) -> None:
@@ -272,7 +272,7 @@ def _row(chunk: Chunk) -> dict[str, Any]:
         "turn": chunk.turn,
         "transcript": chunk.transcript,
         "text": chunk.text,
-        "fts_text": fts_text(chunk.heading, chunk.text),
+        "fts_text": fts_text(chunk.heading, chunk.text, chunk.date),
         "embed_hash": chunk.embed_hash,
         "vector": list(chunk.vector or []),
     }

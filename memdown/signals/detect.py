@@ -31,6 +31,7 @@ claude adb emulator avdmanager sdkmanager""".split())
 
 _TAG_BLOCK = re.compile(r"<([a-zA-Z][\w:-]*)(?:\s[^<>]*)?>[\s\S]*?</\1\s*>")
 _INLINE_CODE = re.compile(r"(`+)([^`]+?)\1")
+_LONE_TAG = re.compile(r"</?[a-zA-Z][\w:-]*\s*>")
 _QUOTED = re.compile(r"\"[^\"\n]{12,}\"|“[^”\n]{12,}”")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+|(?<=[。！？])")
 _LOG_LINE = re.compile(
@@ -89,10 +90,57 @@ def clean_prompt(text: str) -> str:
             else:
                 drop.update(logish)
             block = []
+    _drop_pasted_tail(lines, drop)
     kept = "\n".join(line for k, line in enumerate(lines) if k not in drop)
+    kept = _LONE_TAG.sub(" ", kept)
     kept = _INLINE_CODE.sub(" ‹code› ", kept)
     kept = _QUOTED.sub(lambda m: m.group(0) if len(m.group(0).split()) < 4 else " ‹quote› ", kept)
     return kept.strip()
+
+
+def _drop_pasted_tail(lines: list[str], drop: set[int]) -> None:
+    """A message followed by a long paste (CI log, terminal output, a review): keep the message only."""
+    kept = [k for k in range(len(lines)) if lines[k].strip() and k not in drop]
+    if len(kept) < 8:
+        return
+    pasted = [k for k in kept if _log_like(lines[k]) or lines[k].startswith(("  ", "\t"))]
+    for n, k in enumerate(kept[:5]):  # "this is from the ci run:" / "pr feedback:" + paste
+        rest = kept[n + 1:]
+        if lines[k].rstrip().endswith(":") and len(rest) >= 6:
+            share = sum(1 for j in rest if j in pasted) / len(rest)
+            if share >= 0.2 or len(rest) >= 15:
+                tail = _trailing_message(lines, rest)
+                drop.update(j for j in rest if j not in tail)
+                return
+    frags = [k for k in kept if k in pasted or _fragment(lines[k])]
+    for n in range(1, len(kept) - 5):  # prose, then mostly short fragments: a pasted log or listing
+        rest = kept[n:]
+        if kept[n] in frags and sum(1 for j in rest if j in frags) / len(rest) >= 0.5:
+            tail = _trailing_message(lines, rest)
+            drop.update(j for j in rest if j not in tail)
+            return
+    if len(pasted) / len(kept) < 0.3:
+        return
+    first, last = pasted[0], pasted[-1]
+    tail = [k for k in kept if k > last]
+    drop.update(k for k in kept if first <= k <= last or (len(tail) > 3 and k > last))
+
+
+def _fragment(line: str) -> bool:
+    text = line.strip()
+    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+        return False
+    if text.endswith((".", "?", "!", ",")):
+        return False
+    return len(text.split()) <= 6 or bool(re.search(r"[/\\@(){}\[\]=<>|✔✓✗×]", text))
+
+
+def _trailing_message(lines: list[str], rest: list[int]) -> set[int]:
+    """The last one or two lines after a paste, when they read like the user's question."""
+    last = rest[-2:] if len(rest) >= 2 and rest[-1] - rest[-2] == 1 else rest[-1:]
+    if last and last[0] - 1 not in rest and not any(_log_like(lines[k]) for k in last):
+        return set(last)
+    return set()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -220,7 +268,7 @@ def _tags(text: str, lang: str) -> list[str]:
 def scope_of(text: str) -> str:
     norm = normalize(text)
     if re.search(r"\b(?:in (?:all|every|any) (?:of my )?(?:projects?|repos?|repositories)|globally|everywhere"
-                 r"|across (?:all )?(?:projects|repos)|all my projects|in general)\b|所有项目|全局", norm):
+                 r"|across (?:all )?(?:projects|repos)|all my projects)\b|所有项目|全局", norm):
         return "global"
     if re.search(r"\b(?:don't|do not|stop|never|no need to)\s+(?:\w+\s+)?(?:ask|asking)\b|不要(?:停下来)?问我", norm):
         return "global"
@@ -244,6 +292,18 @@ def _is_search(call) -> bool:
     return False
 
 
+_REJECTED = ("the user doesn't want to proceed", "permission for this tool use was denied", "cancelled: parallel",
+             "[request interrupted", "user rejected", "the user rejected")
+
+
+def failed(call) -> bool:
+    """A real tool failure (a user's rejection or interruption is not one)."""
+    if not call.is_error:
+        return False
+    text = (call.result or "").strip().lower().replace("<tool_use_error>", "")
+    return not text.startswith(_REJECTED)
+
+
 def _empty(call) -> bool:
     result = (call.result or "").strip()
     if not result:
@@ -259,8 +319,12 @@ def similar_input(a, b) -> bool:
     if a.name != b.name:
         return False
     if a.name == "Bash":
-        ha, hb = _bash_head(str(a.input.get("command", ""))), _bash_head(str(b.input.get("command", "")))
-        return bool(ha) and (ha.split()[0] == hb.split()[0] if hb else False)
+        ca, cb = str(a.input.get("command", "")), str(b.input.get("command", ""))
+        ha, hb = _bash_head(ca).split(), _bash_head(cb).split()
+        if not ha or not hb or ha[0] != hb[0]:
+            return False
+        ta, tb = set(re.findall(r"[\w.-]+", ca.lower())), set(re.findall(r"[\w.-]+", cb.lower()))
+        return len(ta & tb) / max(1, len(ta | tb)) >= 0.5
     fa = a.input.get("file_path") or a.input.get("path") or a.input.get("notebook_path")
     fb = b.input.get("file_path") or b.input.get("path") or b.input.get("notebook_path")
     return fa == fb if fa or fb else True
@@ -286,7 +350,7 @@ def detect_tool_patterns(calls: list) -> list[Signal]:
     k = 0
     while k < len(calls):  # the same tool failing twice (or more) in a row
         run = 1
-        while k + run < len(calls) and calls[k + run].is_error and calls[k].is_error \
+        while k + run < len(calls) and failed(calls[k + run]) and failed(calls[k]) \
                 and calls[k + run].name == calls[k].name:
             run += 1
         if run >= 2:

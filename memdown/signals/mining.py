@@ -17,7 +17,7 @@ from ..config import load_config
 from ..errors import MemdownError
 from ..fsutil import atomic_write_text, file_lock
 from . import store
-from .detect import detect_turns, find_fix, fix_text
+from .detect import detect_turns, failed, find_fix, fix_text
 from .store import Signal
 from .text import content_tokens, containment, one_line
 
@@ -125,7 +125,7 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
 def _fix_pairs(calls: list) -> list[tuple]:
     pairs = []
     for k, call in enumerate(calls):
-        if call.is_error:
+        if failed(call):
             fix = find_fix(calls, k)
             if fix is not None:
                 pairs.append((call, fix))

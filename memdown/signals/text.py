@@ -30,6 +30,9 @@ el la los las un una y o pero no es son era con de del en por para que se lo
 """.split())
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+# Words every tool failure shares; they say nothing about which failure it is.
+GENERIC = frozenset({"exit", "code", "error", "failed", "fail", "failure", "command", "line", "bash", "bin", "sh",
+                     "/bin/sh", "/bin/bash", "/system/bin/sh", "usr", "tool", "output", "run", "running"})
 
 
 def normalize(text: str) -> str:
@@ -116,8 +119,9 @@ def fold_typos(text: str, table: dict[str, str], vocabulary: tuple[str, ...] = T
         if word in table:
             return table[word]
         if len(word) >= 5:
-            for good in vocabulary:
-                if abs(len(good) - len(word)) <= 1 and word[0] == good[0] and _damerau1(word, good):
+            for good in (v for v in vocabulary if len(v) >= 6):
+                # never longer than the word it folds into: "incorrecta", "perfecto", "memoria" are other languages
+                if len(good) - 1 <= len(word) <= len(good) and word[0] == good[0] and _damerau1(word, good):
                     return good
         return word
 

@@ -15,10 +15,13 @@ from typing import Any
 import frontmatter
 from markdown_it import MarkdownIt
 
+from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
 
 HEADING_SEPARATOR = " > "
+# Bump when what a chunk holds or embeds changes: indexes built before rebuild.
+CHUNKER_VERSION = 2
 _DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # Any HTML comment: a block made only of comments (and anchors) carries no chunk
 # text, so adding or removing one only shifts line numbers and embeds nothing.
@@ -227,7 +230,7 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
                     turn=anchor.turn,
                     transcript=anchor.transcript,
                     text=body,
-                    embed_text=_embed_text(heading, texts, n, options),
+                    embed_text=_embed_text(heading, texts, n, options, date),
                 )
             )
     return chunks
@@ -241,7 +244,7 @@ def _last_nonblank(lines: list[str], start: int, end: int) -> int:
     return start + 1
 
 
-def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions) -> str:
+def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions, date: str = "") -> str:
     """Heading path, then the chunk, with a little of its section neighbours.
 
     Neighbours come only from the same section, so an edit elsewhere in the
@@ -249,7 +252,8 @@ def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions) -
     """
     parts: list[str] = []
     if options.heading_context and heading:
-        parts.append(heading)
+        when = date_phrase(date)
+        parts.append(f"{when}: {heading}" if when else heading)
     ctx = options.context_chars
     if ctx and n > 0:
         parts.append("… " + texts[n - 1][-ctx:])

@@ -25,7 +25,7 @@ LANGUAGES = ("en", "de", "es", "zh")
 FLAGS = frozenset({"after_action", "after_reply", "not_after_question", "neg_guard"})
 
 # Leading fillers people type before the point ("ok. uh. no.", "hmm, actually").
-FILL = r"^\W*(?:(?:ok(?:ay)?|oh|ah+|uh+|um+|hmm+|well|so|but|and|hey|sorry|oops|nah|also|pls|please)\b[\s,.!:;-]*)*"
+FILL = r"^\W*(?:(?:ok(?:ay)?|oh|ah+|uh+|um+|hmm+|ugh+|argh+|meh|well|so|but|and|hey|sorry|oops|also|pls|please)\b[\s,.!:;-]*)*"
 NEGATION_BEFORE = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bnicht|\bnie|\bkein\w*|\bsin|\bnunca|不|没)\W+(?:\w+\W+)?$")
 
 

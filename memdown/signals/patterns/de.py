@@ -35,7 +35,8 @@ PATTERNS = [
      r"\b(?:funktioniert|geht|klappt)\s+(?:\w+\s+)?(?:immer noch |noch |trotzdem |leider |weiterhin )?nicht\b",
      "after_reply"),
     ("gesagt", "correction", 2, r"\bich (?:habe|hab) (?:doch |dir )?(?:gesagt|geschrieben)\b|\bwie gesagt\b", ""),
-    ("nicht-gemeint", "correction", 3, r"\bdas (?:wollte|meinte) ich nicht\b|\bnicht das,? was ich\b", ""),
+    ("nicht-gemeint", "correction", 3,
+     r"\bdas (?:wollte|meinte) ich nicht\b|\bnicht das,? was ich\b|\bnicht so gemeint\b|\brückgängig\b", ""),
     # --- conventions
     ("immer-nie", "convention", 2,
      r"\b(?:immer|nie|niemals)\s+(?:\w+\s+)?" + _VERB + r"\b"
@@ -49,7 +50,8 @@ PATTERNS = [
      r"\b(?:gehört|gehören|kommt|kommen|liegt|liegen)\s+(?:\w+\s+)?(?:in|ins|nach|unter)\s+(?:den |das |die )?"
      r"(?:ordner |verzeichnis )?`?[\w.~-]*/", ""),
     ("wir-verwenden", "convention", 2,
-     r"\bwir (?:verwenden|benutzen|nutzen|nehmen|machen|schreiben) (?:immer|hier|grundsätzlich|nur)\b", ""),
+     r"\bwir (?:verwenden|benutzen|nutzen|nehmen|machen|schreiben) (?:immer|hier|grundsätzlich|nur)\b"
+     r"|\bwir \w+en (?:immer|nie|niemals|grundsätzlich)\b", ""),
     ("ab-jetzt", "convention", 3, r"\bab (?:jetzt|sofort)\b|\bin zukunft\b|\bkünftig\b|\bzukünftig\b", ""),
     ("nicht-fragen", "convention", 2, r"\b(?:frag|frage) (?:mich )?nicht\b|\bohne (?:zu )?fragen\b", ""),
     # --- positive

@@ -24,14 +24,20 @@ _VERB = (r"(?:use|run|call|add|put|write|prefer|import|commit|push|create|make|k
 PATTERNS = [
     # --- corrections -----------------------------------------------------------------
     ("no-punct", "correction", 2,
-     r"{FILL}(?:no+|nope|nah)\s*[,.!;:\u2014-]+(?!\s*(?:worries|problem|thanks|thank you|need)\b)",
+     r"{FILL}(?:no+[\s,]+)*(?:no+|nope|nah)\s*[,.!;:\u2014-]+(?!\s*(?:worries|problem|thanks|thank you|need)\b)",
      "not_after_question after_reply"),
     ("no-verb", "correction", 2,
-     r"{FILL}(?:no+|nope)\s+(?:use|do|don't|it's|its|that's|you|we|i said|the|just|not|stop|wrong|this|that"
-     r"|it should|you should|we should|instead|put|run|keep)\b", "not_after_question after_reply"),
+     r"{FILL}(?:no+|nope|nah)\s+(?:use|do|don't|it's|its|that's|you|we|i said|i meant|i mean|wait|the|just|not|stop"
+     r"|wrong|this|that|it should|you should|we should|instead|put|run|keep)\b", "not_after_question after_reply"),
     ("wrong", "correction", 3,
-     r"\b(?:that|this|it|that's|it's|this's|you're)\s*(?:is\s+|was\s+|are\s+)?(?:(?:totally|completely|all|still"
-     r"|just|so|very)\s+)?(?:wrong|incorrect|not right|not correct)\b", ""),
+     r"(?:\b(?:that|this|it) (?:is|was)|\b(?:that's|it's|this's|you're|you are))\s+(?:(?:totally|completely|all"
+     r"|still|just|so|very|simply)\s+)?(?:wrong|incorrect|not right|not correct)\b|^\W*(?:wrong|incorrect)\b", ""),
+    ("thing-is-wrong", "correction", 2,
+     r"\b(?:that|this|your|the)\s+(?:\w+\s+){0,2}(?:is|was|are|were|looks?)\s+(?:\w+\s+)?(?:wrong|incorrect)\b",
+     "after_reply"),
+    ("misunderstood", "correction", 3,
+     r"\byou (?:misunderstood|misread|misunderstand|got it wrong|got that wrong|confused|mixed up)\b"
+     r"|\b(?:isn't|is not|wasn't|was not) what (?:i|we|the)\b|\bnot (?:quite )?(?:it|right)\b(?! now)", ""),
     ("wrong-thing", "correction", 2,
      r"\bwrong (?:file|command|approach|way|directory|folder|dir|branch|place|path|version|package"
      r"|function|method|module|one|table|column|import|repo|env|environment|tool|syntax)\b", "after_reply"),
@@ -43,7 +49,13 @@ PATTERNS = [
      r"\b(?:don't|do not|please don't)\s+(?:ever\s+)?(?:use|using)\b", ""),
     ("dont-do", "correction", 2,
      r"\b(?:don't|do not|please don't)\s+(?:ever\s+)?(?:run|call|add|touch|edit|modify|change|commit|push"
-     r"|import|install|create|put|write|mock|delete|remove|rename|hardcode|hard-code|skip|disable)\b", ""),
+     r"|import|install|create|put|write|mock|delete|remove|rename|hardcode|hard-code|skip|disable)\b"
+     r"|(?:^\W*|[,;]\s*|\b(?:please|pls|and|but|so|just)\s+)(?:don't|do not)\s+(?!worry|forget|know|think|need|have"
+     r"|see|understand|mind|care|get|want|like|stop|hesitate|bother|ask)\w+", ""),
+    ("can-you-not", "correction", 2, r"\b(?:can|could|would) you (?:please )?not\b", "after_reply"),
+    ("broke", "correction", 2,
+     r"\b(?:this|that|it|you|your change|the change|the last change)\s+(?:just\s+|now\s+)?(?:broke|breaks|has broken"
+     r"|introduced (?:a |another )?(?:regression|bug))\b", "after_reply"),
     ("stop-using", "correction", 3,
      r"\bstop (?:using|doing|adding|calling|running|creating|writing|putting|making|changing|touching"
      r"|mocking|guessing|deleting|removing|committing|pushing)\b", ""),
@@ -63,7 +75,7 @@ PATTERNS = [
      r"\bi (?:don't|do not) (?:like|want) (?:this|that|it|any|the|these|those|how|your)\b", "after_reply"),
     ("revert-change", "correction", 2,
      r"\b(?:revert|undo|roll ?back|back out) (?:that|this|it|the change|the changes|your change|your changes"
-     r"|what you did|those)\b", "after_reply"),
+     r"|what you did|those|the last|everything)\b|^\W*(?:please\s+)?(?:revert|undo|roll ?back)\b", "after_reply"),
     ("i-said", "correction", 2, r"\bi (?:said|told you|already said|already told you)\b|\bas i said\b", ""),
     ("wait", "correction", 1, r"{FILL}(?:wait|hold on|hang on|whoa|woah)\b", "after_reply"),
     ("issue-is-not", "correction", 2,
@@ -73,16 +85,21 @@ PATTERNS = [
      r"|\b(?:doesn't|does not|didn't|did not|isn't|is not|not)\s+(?:\w+\s+){0,2}(?:work|working|worked"
      r"|fixed|fix it)\b", "after_reply"),
     ("not-done", "correction", 1,
-     r"\b(?:this|it|that)\s+(?:is|was|'s)?\s*not\s+(?:grouped|showing|shown|displayed|applied|appearing"
+     r"\b(?:this|it|that)(?:\s+is|\s+was|'s)?\s+not\s+(?:being\s+)?(?:grouped|showing|shown|displayed|applied|appearing"
      r"|loading|loaded|saved|updated|changed|fixed|sorted|filtered|done|rendered|visible|called|triggered"
-     r"|firing)\b|\bnothing (?:happens|happened|happen|changed|changes)\b", "after_reply"),
-    ("but-i-want", "correction", 1, r"^\W*(?:but|no but)\s+i\s+(?:still\s+)?(?:want|need|said|asked)\b",
+     r"|firing|hit|used)\b|\bnothing (?:happens|happened|happen|changed|changes)\b"
+     r"|\bkeeps? (?:showing|failing|happening|crashing|coming back|returning|spinning)\b"
+     r"|\bnever (?:updates|fires|shows|changes|gets (?:called|hit|updated|triggered))\b", "after_reply"),
+    ("worked-before", "correction", 2,
+     r"\b(?:worked|was working|used to work|passed) before (?:these|those|your|the|this|that) changes?\b"
+     r"|\byou broke\b|\b(?:this|that|your) change broke\b", "after_reply"),
+    ("but-i-want", "correction", 1, r"^\W*(?:but|no but)\s+i\s+(?:still\s+(?:want|need)|said|asked|wanted)\b",
      "after_reply"),
     ("doesnt-this", "correction", 1,
      r"^\W*(?:doesn't|won't|wouldn't|isn't|shouldn't) (?:this|that|it)\b", "after_reply"),
     ("try-this", "correction", 1, r"^\W*(?:try|maybe try|why not just)\s+(?:some|something|with|using|it|a|the)\b",
      "after_reply"),
-    ("why-did-you", "correction", 1, r"\bwhy (?:did|would) you\b", "after_reply"),
+    ("why-did-you", "correction", 1, r"\bwhy (?:did|would|are|do) you\b", "after_reply"),
     ("thats-not", "correction", 2,
      r"\bthat's not (?:it|the (?:issue|problem|point|case))\b|\bnot like (?:that|this)\b", "after_reply"),
     # --- conventions -----------------------------------------------------------------
@@ -100,11 +117,15 @@ PATTERNS = [
      r"|stay|stays|is defined|are defined|is located|are located|is configured|are stored|is stored)"
      r" (?:in|into|under|inside|at)\s+(?:the\s+)?(?:`?[\w:.~-]*[\\/][\w.\\/-]*`?|\w+ (?:folder|directory|dir))", ""),
     ("we-use", "convention", 2,
+     r"(?<!can )(?<!could )(?<!should )(?<!do )(?<!shall )(?<!would )(?<!why )(?<!how )(?<!if )(?<!places )"
+     r"(?<!where )(?<!what )(?<!which )(?<!things )(?<!everything )(?<!all )"
      r"\bwe (?:use|prefer|usually|typically|only use|normally|generally|stick to|rely on|always)\b", ""),
     ("from-now-on", "convention", 3,
      r"\b(?:from now on|going forward|in the future|next time|from here on|henceforth|for future reference)\b", ""),
     ("prefer", "convention", 2,
-     r"\bi (?:prefer|like it when|want you to always|'d rather|would rather|always want)\b", ""),
+     r"\bi (?:prefer|like it when|want you to always|'d rather|would rather|always want)\b|^\W*(?:please\s+)?prefer\b"
+     r"|\bprefer \S+ (?:over|to)\b", ""),
+    ("please-keep", "convention", 1, r"\bplease (?:keep|avoid|stick to)\b", ""),
     ("dont-ask", "convention", 2,
      r"\b(?:don't|do not|no need to|stop|never)\s+(?:\w+\s+)?(?:ask|asking|check with|checking with"
      r"|confirm with|wait for) (?:me|for (?:permission|confirmation|approval))\b|\bwithout asking\b", ""),
@@ -117,8 +138,9 @@ PATTERNS = [
      r"|superb|wonderful|spot on|nailed it|bingo|yes+ that's it)\b(?!\s+(?:question|point|idea))",
      "after_action"),
     ("works", "positive", 2,
-     r"\b(?:that|this|it|everything|things?|all|link|build|test|tests|now it)\s+(?:\w+\s+){0,2}(?:works|worked"
-     r"|working|work now|seems to work|did it|did the trick)\b", "after_action neg_guard"),
+     r"(?<!if )(?<!whether )(?<!when )(?<!does )(?<!did )\b(?:that|this|it|everything|things?|all|link|build|test"
+     r"|tests|now it)\s+(?:\w+\s+){0,2}(?:works|worked|working|work now|seems to work|did it|did the trick)\b"
+     r"(?!\s+(?:locally|on my machine|but|except|only|sometimes|in dev|for me but))", "after_action neg_guard"),
     ("works-start", "positive", 2, r"{FILL}(?:it's\s+|its\s+|now\s+)?(?:working|works|worked)\b",
      "after_action neg_guard"),
     ("looks-good", "positive", 1,
