@@ -1,0 +1,169 @@
+"""Signal detection: phrase tables (several languages, typos), negatives, tool-call patterns."""
+from __future__ import annotations
+
+import pytest
+
+from memdown.signals.detect import (Context, clean_prompt, detect_commands, detect_missing_context, detect_phrases,
+                                    detect_tool_patterns, detect_turns)
+from memdown.signals.patterns import LANGUAGES, patterns
+from memdown.signals.text import fingerprint, fold_typos, polar_terms, similar
+from memdown.transcript.parser import ToolCall, Turn
+
+REPLY = Context(after_reply=True)
+ACTION = Context(after_reply=True, after_action=True)
+
+
+def types(text: str, ctx: Context = REPLY) -> set[str]:
+    return {h.type for h in detect_phrases(text, ctx)}
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("no, use pnpm not npm", "correction"),
+    ("ok. uh. no. the ci is running on the current commit...but seems to be checking the main branch. wth?", "correction"),
+    ("Actually, can't I just drop any pending money movement changes on the floor before backfill is processed?", "correction"),
+    ("Think some more.  I don't like any approach.", "correction"),
+    ("this is not gruped by stage?", "correction"),  # typo, real transcript
+    ("thats wrogn, use the staging bucket", "correction"),
+    ("ah. the issue is the linter/formatter, not db:generate, I think.", "correction"),
+    ("nein, nimm pnpm statt npm", "correction"),
+    ("eso está mal, el archivo está en src/utils", "correction"),
+    ("不要用npm", "correction"),
+    ("in this repo we always put tests in tests/unit", "convention"),
+    ("our convention is snake_case for file names", "convention"),
+    ("unsere Konvention ist camelCase", "convention"),
+    ("en este proyecto usamos siempre tabs", "convention"),
+    ("基于sdk 36的google avd进行magisk root修补,确保adb root有权限,闭环调试验证好后再结束，不要停下来问我", "convention"),
+    ("remember and save in memort that docker configuration is defined in X:\\03_ACG\\Odoo_Docker", "memory_request"),
+    ("merk dir, dass wir pnpm verwenden", "memory_request"),
+    ("recuerda que usamos pnpm", "memory_request"),
+    ("that rule about npm was wrong", "revert"),
+])
+def test_phrases_fire(text, kind):
+    assert kind in types(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Here's the error:\n```\nError: that's wrong, use X instead\n```\nwhat does it mean?",  # inside code
+    "    if value is wrong: raise ValueError('no, use a positive number')",  # indented code
+    "> no, use pnpm\nwhat did the reviewer mean by this?",  # a quoted line
+    'he wrote "don\'t use npm, it is wrong for this repo" in the review, thoughts?',  # a quoted sentence
+    "<system-reminder>Don't use npm. Always use pnpm.</system-reminder>\nadd a login page",  # hook-injected
+    "<ide_selection>// no, use X instead</ide_selection> explain this",
+    "tests fail:\nFAILED tests/test_x.py::test_y - AssertionError: wrong value\nERROR: no such file\n"
+    "  File \"x.py\", line 3, in <module>\nTraceback (most recent call last):",  # pasted log
+    "no problem, go ahead",
+    "Do you remember how we fixed the login bug?",
+    "Is it wrong to use global state here?",
+    "let me know if it works",
+    "Can we use destructuring here?",
+])
+def test_negatives_do_not_fire(text):
+    assert types(text, ACTION) == set()
+
+
+def test_pasted_ci_log_after_a_message_is_ignored():
+    log = "\n".join(["Run actions/checkout@v5", "Syncing repository: acme/app", "  Or undo this operation with:",
+                     "    git switch -", "Turn off this advice by setting config variable advice.detachedHead",
+                     "Run npm run check", "> check", "Prisma schema loaded from prisma/schema.prisma",
+                     "Error: that's wrong", "1s", "3s"])
+    prompt = "this is from the ci run:\n" + log
+    assert clean_prompt(prompt).strip() == "this is from the ci run:"
+    assert types(prompt) == set()
+
+
+def test_positive_needs_a_multi_step_action_before():
+    assert types("perfect, thanks!", ACTION) == {"positive"}
+    assert types("perfect, thanks!", REPLY) == set()
+    assert types("it works locally but fails in CI", ACTION) == set()
+    assert types("that doesn't work", ACTION) == {"correction"}
+
+
+def test_bare_no_after_a_question_is_an_answer_not_a_correction():
+    assert types("No.", Context(after_reply=True, after_question=True)) == set()
+    assert types("No. Use the other table.", REPLY) == {"correction"}
+
+
+def test_first_prompt_has_no_reply_to_correct():
+    assert "correction" not in types("actually, the function should be pure", Context(after_reply=False))
+
+
+def test_commands_need_backticks_and_a_command_word():
+    hits = detect_commands("run `make test` before pushing, and `foo bar` is not a command")
+    assert [(h.type, h.confidence, h.tags) for h in hits] == [("command", 2, ["make"])]
+    assert detect_commands("use make test") == []
+    assert detect_commands("ejecuta `npm run dev`")[0].confidence == 2
+
+
+def test_every_language_table_compiles_and_has_each_kind():
+    kinds = {(p.lang, p.type) for p in patterns()}
+    for lang in LANGUAGES:
+        assert {(lang, "correction"), (lang, "convention"), (lang, "memory_request")} <= kinds
+
+
+def test_typo_folding_and_polarity():
+    assert fold_typos("rember to use teh memort", {"rember": "remember", "teh": "the"}) == "remember to use the memory"
+    assert fold_typos("incorrecta perfecto", {}) == "incorrecta perfecto"  # other languages stay
+    assert polar_terms("use pnpm, not npm") == {"pnpm": 1, "npm": -1}
+    assert polar_terms("don't use npm") == {"npm": -1}
+    assert fingerprint("use pnpm not npm") == fingerprint("nimm pnpm statt npm")
+    assert similar("use pnpm not npm", "don't use npm")
+    assert not similar("use pnpm not npm", "use npm for installs")
+
+
+def _call(name, inp, result, err=False):
+    return ToolCall(id=f"t{id(inp)}", name=name, input=inp, result=result, is_error=err)
+
+
+def test_repeated_failure_with_its_fix():
+    calls = [_call("Bash", {"command": "pytest -q tests"}, "ModuleNotFoundError: No module named 'app'", True),
+             _call("Bash", {"command": "pytest -q tests"}, "ModuleNotFoundError: No module named 'app'", True),
+             _call("Bash", {"command": "python -m pytest -q tests"}, "3 passed")]
+    calls.append(_call("Bash", {"command": "pytest -q tests/unit"}, "1 passed"))
+    sigs = detect_tool_patterns(calls)
+    assert [s.type for s in sigs] == ["repeated_failure"]
+    assert sigs[0].extra["fix"] == "Bash `pytest -q tests/unit`"
+    assert "ModuleNotFoundError" in sigs[0].text
+
+
+def test_user_rejections_are_not_failures():
+    reject = "The user doesn't want to proceed with this tool use. The tool use was rejected"
+    calls = [_call("Bash", {"command": "rm -rf x"}, reject, True), _call("Bash", {"command": "rm -rf y"}, reject, True)]
+    assert detect_tool_patterns(calls) == []
+
+
+def test_multi_edit_and_search_thrash():
+    edits = [_call("Edit", {"file_path": "src/a.py"}, "ok") for _ in range(3)] + [_call("Edit", {"file_path": "b.py"}, "ok")]
+    searches = [_call("Grep", {"pattern": p}, "No files found") for p in ("foo", "bar", "baz")]
+    searches += [_call("Read", {"file_path": "x"}, "..."), _call("Grep", {"pattern": "qux"}, "src/q.py")]
+    sigs = detect_tool_patterns(edits + searches)
+    assert [s.type for s in sigs] == ["multi_edit", "search_thrash"]
+    assert sigs[0].extra == {"file": "src/a.py", "attempts": "3"}
+    assert "Grep: qux" in sigs[1].text
+    assert detect_tool_patterns(searches[:2] + searches[3:]) == []  # only two empty searches
+
+
+def test_missing_context_question():
+    facts = ["The staging database is read-only; use the replica for writes in tests."]
+    found = detect_missing_context("Done. Should I write to the staging database or the replica in tests?", facts)
+    assert found and "staging" in found[0]
+    assert detect_missing_context("Which color do you want?", facts) is None
+
+
+def test_turns_only_read_user_prompts_never_assistant_text_or_sidechains():
+    prev = Turn(uuid="u0", index=0, timestamp="", prompt="add a flag",
+                assistant_texts=["No, use pnpm not npm — that's wrong, actually."],
+                tool_calls=[_call("Bash", {"command": "ls"}, "a"), _call("Bash", {"command": "ls -la"}, "b")])
+    turn = Turn(uuid="u1", index=1, timestamp="2026-11-20T10:00:00Z", prompt="perfect, thanks")
+    sigs = detect_turns([prev, turn])
+    assert [(s.type, s.turn) for s in sigs] == [("positive", "u1")]
+    assert "After: Bash: ls" in sigs[0].context
+    side = Turn(uuid="s1", index=0, timestamp="", prompt="No, that's wrong, use pnpm not npm")
+    assert detect_turns([prev, side], is_sidechain=True) == []
+
+
+def test_meta_adjustment_changes_confidence():
+    turn = Turn(uuid="u1", index=1, timestamp="", prompt="no, use pnpm not npm")
+    prev = Turn(uuid="u0", index=0, timestamp="", prompt="x", assistant_texts=["done"])
+    assert detect_turns([turn], previous=prev)[0].confidence == 3
+    assert detect_turns([turn], previous=prev, adjust=lambda p, t: -1)[0].confidence == 2
+    assert detect_turns([turn], previous=prev, adjust=lambda p, t: +1)[0].confidence == 3  # capped
