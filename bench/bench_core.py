@@ -221,7 +221,25 @@ def print_table(title: str, rows: list[tuple], headers: tuple) -> None:
 
 # --- (a) + (b): realistic memory ---------------------------------------------------
 
-def bench_rebuild(target: int, model: FastEmbedder, results: dict) -> Path:
+class TimedEmbedder:
+    """The real model, with the seconds spent inside it counted."""
+
+    def __init__(self, inner: FastEmbedder) -> None:
+        self.inner, self.seconds = inner, 0.0
+        self.model_id, self.dim = inner.model_id, inner.dim
+
+    def embed(self, texts):
+        started = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def bench_rebuild(target: int, model: FastEmbedder, results: dict, reps: int) -> Path:
     base = fresh_dir(WORK / "realistic")
     root = base / ".memdown"
     init_layout(root)
@@ -233,33 +251,44 @@ def bench_rebuild(target: int, model: FastEmbedder, results: dict) -> Path:
           f"mean embed_text {chars:.0f} chars; batch size {model.batch_size}")
 
     model.embed(texts[:32])  # warm the model (first ONNX runs are slower)
+    # Raw and rebuild runs alternate, and the best of each counts: other work on the
+    # machine only ever slows a run down. The rebuild's own model time is measured
+    # too, so its non-model overhead is known whatever the noise.
+    raw, rebuilds = [], []
+    for rep in range(reps):
+        started = time.perf_counter()
+        model.embed(texts)
+        raw.append(len(texts) / (time.perf_counter() - started))
+        use_home(fresh_dir(base / "home"))  # empty embedding cache: the rebuild embeds everything
+        timed = TimedEmbedder(model)
+        report = Memory.open(root, embedder=timed).index(rebuild=True)
+        assert report.embedded == chunks, report
+        rebuilds.append((report.chunks_total / report.seconds, report.seconds, timed.seconds))
+        print(f"  pass {rep + 1}/{reps}: model.embed {raw[-1]:.1f} chunks/s, rebuild {rebuilds[-1][0]:.1f} chunks/s "
+              f"({timed.seconds:.1f} of {report.seconds:.1f} s in the model)", flush=True)
     started = time.perf_counter()
-    model.embed(texts)
-    raw_natural = len(texts) / (time.perf_counter() - started)
-    by_len = sorted(texts, key=len)
-    started = time.perf_counter()
-    model.embed(by_len)
+    model.embed(sorted(texts, key=len))
     raw_sorted = len(texts) / (time.perf_counter() - started)
-
-    use_home(fresh_dir(base / "home"))  # empty embedding cache: the rebuild embeds everything
-    mem = Memory.open(root, embedder=model)
-    report = mem.index(rebuild=True)
-    assert report.embedded == chunks, report
-    rebuild = report.chunks_total / report.seconds
+    raw_best = max(raw)
+    rebuild, rebuild_seconds, model_seconds = max(rebuilds)
+    overhead = 1 - model_seconds / rebuild_seconds
     results["rebuild"] = {
         "chunks": chunks, "files": report.files_indexed, "mean_chars": round(chars),
-        "batch_size": model.batch_size, "raw_natural_cps": round(raw_natural, 1),
-        "raw_sorted_cps": round(raw_sorted, 1), "rebuild_cps": round(rebuild, 1),
-        "rebuild_seconds": report.seconds,
-        "ratio_vs_raw_natural": round(rebuild / raw_natural, 3),
+        "batch_size": model.batch_size, "passes": reps, "raw_cps_runs": [round(x, 1) for x in raw],
+        "rebuild_cps_runs": [round(x[0], 1) for x in rebuilds], "raw_best_cps": round(raw_best, 1),
+        "raw_sorted_cps": round(raw_sorted, 1), "rebuild_best_cps": round(rebuild, 1),
+        "rebuild_seconds": rebuild_seconds, "rebuild_model_seconds": round(model_seconds, 2),
+        "rebuild_non_model_share": round(overhead, 3),
+        "ratio_best_vs_raw_best": round(rebuild / raw_best, 3),
         "ratio_vs_raw_sorted": round(rebuild / raw_sorted, 3),
     }
-    print_table("(a) full rebuild vs bare model (same texts, same process)", [
-        ("model.embed, file order", f"{raw_natural:.1f}", "-"),
-        ("model.embed, sorted by length", f"{raw_sorted:.1f}", "-"),
-        ("memdown index --rebuild (empty cache)", f"{rebuild:.1f}",
-         f"{rebuild / raw_natural:.2f} / {rebuild / raw_sorted:.2f}"),
-    ], ("run", "chunks/s", "ratio vs file-order / sorted"))
+    print_table("(a) full rebuild vs bare model (same texts, same process; best of the passes)", [
+        ("model.embed(embed_texts), file order", f"{raw_best:.1f}", "1.00"),
+        ("model.embed, sorted by length (1 pass)", f"{raw_sorted:.1f}", f"{raw_sorted / raw_best:.2f}"),
+        ("index --rebuild, empty cache", f"{rebuild:.1f}", f"{rebuild / raw_best:.2f}"),
+    ], ("run", "chunks/s", "ratio"))
+    print(f"  rebuild: {rebuild_seconds:.1f} s, of which {model_seconds:.1f} s inside the model "
+          f"(non-model share {100 * overhead:.1f}%: chunking, cache, LanceDB writes, FTS/BTree indexes)")
 
     # (b) incremental embedding counts on this memory
     files = sorted((root / "memory").glob("*.md"))
@@ -454,7 +483,7 @@ def main() -> None:
     target = args.chunks or (300 if args.quick else 1500)
     realistic = None
     if "rebuild" in only or "cold" in only:
-        realistic = bench_rebuild(target, model, results)
+        realistic = bench_rebuild(target, model, results, 1 if args.quick else 2)
     if "latency" in only:
         bench_latency([1000] if args.quick else [1000, 10000], model, results)
     if "cold" in only and realistic is not None:

@@ -343,3 +343,12 @@ def test_damaged_index_is_rebuilt_by_the_daemon(daemon: Daemon, root: Path, fake
     assert sources(root, "redis") == {"memory/2026-01-01.md"}
     assert wait_for(lambda: settled(daemon), 5)
     assert_consistent(root, fake_embedder)
+
+
+def test_config_change_applies_without_restart(daemon: Daemon, root: Path) -> None:
+    assert len(search(root, "notes")) == 2
+    (root / "config.toml").write_text("[search]\nk = 1\n")
+    assert len(search(root, "notes")) == 1  # as the in-process CLI would answer now
+    (root / "config.toml").write_text("[search]\nk = oops\n")  # unreadable: keep the last good settings
+    assert len(search(root, "notes")) == 1
+    assert ask_daemon(root, "ping", {})["ok"]

@@ -33,7 +33,7 @@ EXPECTED_TIMEOUTS = {
     "PostToolUseFailure": 10, "SessionEnd": 5,
 }
 EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"}
-SKILLS = ["memory-recall", "memory-status", "reflect"]
+SKILLS = ["memory-recall", "memory-status", "reflect", "reflect-toggle"]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"
 NOT_INSTALLED = "memdown is not installed: pip install memdown (see README)"

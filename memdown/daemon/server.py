@@ -149,13 +149,11 @@ class Daemon:
         self.mem = Memory(self.root, config=config, embedder=embedder)
         self.config = self.mem.config
         _share_embedding_cache(self.mem, embedder)
+        self._injected = (embedder, config)  # tests inject these; a config reload keeps them
+        self._overrides = (debounce_ms, idle_seconds)
+        self._config_sig = self._read_config_sig()
         self.log = logger or logging.getLogger("memdown.daemon")
-        debounce = self.config["watch.debounce_ms"] if debounce_ms is None else debounce_ms
-        self.debounce = max(0, int(debounce)) / 1000.0
-        self.max_delay = max(5.0, 4 * self.debounce)
-        if idle_seconds is None:
-            idle_seconds = float(self.config["watch.idle_minutes"]) * 60.0
-        self.idle_seconds = idle_seconds if idle_seconds > 0 else None
+        self._apply_watch_settings(debounce_ms, idle_seconds)
         self.warmup_delay = warmup_delay
         self.reconcile_seconds = reconcile_seconds
         self.socket_path = paths.socket_path(self.root)
@@ -184,6 +182,62 @@ class Daemon:
         self._backoff = 5.0
         self._needs_rebuild = False
         self._signalled: str | None = None  # set by signal handlers (which must not take locks)
+
+    def _apply_watch_settings(self, debounce_ms: int | None, idle_seconds: float | None) -> None:
+        debounce = self.config["watch.debounce_ms"] if debounce_ms is None else debounce_ms
+        self.debounce = max(0, int(debounce)) / 1000.0
+        self.max_delay = max(5.0, 4 * self.debounce)
+        if idle_seconds is None:
+            idle_seconds = float(self.config["watch.idle_minutes"]) * 60.0
+        self.idle_seconds = idle_seconds if idle_seconds > 0 else None
+
+    # --- config changes ----------------------------------------------------
+    def _read_config_sig(self) -> tuple:
+        sig = []
+        for path in (paths.global_config_file(), paths.project_config_file(self.root)):
+            try:
+                st = os.stat(path)
+                sig.append((st.st_ino, st.st_mtime_ns, st.st_size))
+            except OSError:
+                sig.append(None)
+        return tuple(sig)
+
+    def _check_config(self) -> None:
+        """Reload the config when a config file changed (call with ``self.lock`` held).
+
+        Queries must answer as the in-process CLI would, so a changed
+        ``search.k`` or model applies at once; changed chunking or model
+        settings make the next pass rebuild (the indexer compares identities).
+        """
+        sig = self._read_config_sig()
+        if sig == self._config_sig or self._injected[1] is not None:
+            return
+        self._config_sig = sig
+        from ..api import Memory
+        from ..config import load_config
+        from ..errors import ConfigError
+
+        try:
+            config = load_config(self.root)
+        except ConfigError as exc:
+            self.log.warning("config changed but cannot be read (%s); keeping the old settings", exc.one_line())
+            return
+        if config.values == self.config.values:
+            return
+        old_model = (self.config["embedding.model"], self.config["embedding.batch_size"], self.config["embedding.threads"])
+        new_model = (config["embedding.model"], config["embedding.batch_size"], config["embedding.threads"])
+        cached = self.mem._cached
+        self.mem = Memory(self.root, config=config, embedder=self._injected[0])
+        self.config = config
+        if old_model == new_model and cached is not None:
+            self.mem._cached = cached
+        else:
+            _share_embedding_cache(self.mem, self._injected[0])
+            self.warm = False
+        self._meta_sig = None
+        self._apply_watch_settings(*self._overrides)
+        self.log.info("config changed: settings reloaded")
+        self.queue.add(None, full=True, reason="config changed")
 
     # --- activity --------------------------------------------------------
     def touch(self) -> None:
@@ -331,6 +385,7 @@ class Daemon:
         notices: list[str] = []
         try:
             with self.lock:
+                self._check_config()
                 self._refresh_reader()
                 self.mem.notices.clear()
                 try:
@@ -401,6 +456,9 @@ class Daemon:
         next_reconcile = time.monotonic() + self.reconcile_seconds
         while not self.stop_event.is_set():
             try:
+                if self._read_config_sig() != self._config_sig:
+                    with self.lock:
+                        self._check_config()
                 due = self.queue.due(self.debounce, self.max_delay)
                 now = time.monotonic()
                 if due == 0.0 and now >= self._backoff_until:

@@ -203,19 +203,30 @@ class Watcher:
         # watchdog warns when LanceDB replaces a folder it watches under index/; harmless.
         warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
         logging.getLogger("watchdog").addHandler(self._overflow)
-        self.observer = Observer()
-        self.observer.name = "watchdog"
-        self.observer.schedule(
-            Handler(),
-            root,
-            recursive=True,
-            event_filter=[
-                FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
-                FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
-            ],
-        )
-        self.observer.daemon = True
-        self.observer.start()
+        event_filter = [
+            FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent, FileClosedEvent,
+            FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
+        ]
+        try:
+            self.observer = self._observer(Observer, Handler(), root, event_filter)
+        except OSError as exc:  # inotify watch or instance limits: poll instead
+            from watchdog.observers.polling import PollingObserver
+
+            self.log.warning("native file watching failed (%s); polling every 2s instead", exc)
+            self.observer = self._observer(lambda: PollingObserver(timeout=2), Handler(), root, event_filter)
+
+    @staticmethod
+    def _observer(factory, handler, root: str, event_filter):
+        observer = factory()
+        observer.name = "watchdog"
+        observer.daemon = True
+        observer.schedule(handler, root, recursive=True, event_filter=event_filter)
+        try:
+            observer.start()
+        except BaseException:
+            observer.stop()
+            raise
+        return observer
 
     def _on_event(self, root: str, event) -> None:
         kind = event.event_type  # created, modified, deleted, moved, closed, attrib, …

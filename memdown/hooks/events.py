@@ -30,15 +30,6 @@ def _context(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:10_000]}}
 
 
-def _optional(module: str, name: str):
-    """A function from a sibling feature (signals, daemon) if it is installed."""
-    try:
-        mod = __import__(f"memdown.{module}", fromlist=[name])
-        return getattr(mod, name)
-    except (ImportError, AttributeError):
-        return None
-
-
 def _rel(root: Path) -> str:
     try:
         return str(root.relative_to(Path.cwd()))
@@ -62,32 +53,38 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         parts.append(
             f"Project memory (memdown, {_rel(root)}): the {shown} most recent entries, newest first.\n{digest}"
         )
-    counts = _optional("learning.reflect", "pending_counts")
-    learned = _optional("learning.reflect", "recent_learnings")
     try:
-        if learned:
-            rules = learned(root, 5)
-            if rules:
-                parts.append("Recently approved learnings:\n" + "\n".join(f"- {r}" for r in rules))
-        if counts:
-            pending = {k: v for k, v in counts(root).items() if v}
-            if pending:
-                parts.append("Pending review (run /memdown:reflect): " + ", ".join(f"{v} {k}" for k, v in pending.items()))
-    except Exception:
-        pass  # the digest must not fail because of an optional part
+        from ..learning.reflect import pending_counts, recent_learnings
+
+        rules = recent_learnings(root, 5)
+        if rules:
+            parts.append("Recently approved learnings:\n" + "\n".join(f"- {r}" for r in rules))
+        labels = {"signals": "captured signal(s)", "learnings_pending": "pending learning(s)",
+                  "improvements_pending": "pending improvement(s)"}
+        pending = {k: v for k, v in pending_counts(root).items() if v}
+        if pending:
+            parts.append("Waiting for review with /memdown:reflect: "
+                         + ", ".join(f"{v} {labels.get(k, k)}" for k, v in pending.items()))
+    except Exception as exc:  # the digest must not fail because of the learning files
+        from .runner import log_line
+
+        log_line(root, "SessionStart", f"learnings skipped: {type(exc).__name__}: {exc}")
     if parts:
         parts.append("Older work, decisions and fixes can be recalled with the memory-recall skill.")
     days = len(daily_files_newest_first(root))
     index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
     status = f"memdown: {days} day(s) of memory in {_rel(root)}, {index_state}"
-    ensure = _optional("daemon.lifecycle", "ensure_daemon")
-    if ensure and config["watch.enabled"]:
+    if config["watch.enabled"]:
+        from ..daemon.lifecycle import ensure_daemon
+
         try:
-            state = ensure(root)
+            state = ensure_daemon(root)
             if state in ("running", "started"):
                 status += f", live index {state}"
-        except Exception:
-            pass
+        except Exception as exc:
+            from .runner import log_line
+
+            log_line(root, "SessionStart", f"live index not started: {type(exc).__name__}: {exc}")
     _retry_stale_jobs(root)
     out: dict[str, Any] = {"systemMessage": status}
     if parts:
@@ -191,14 +188,14 @@ def _capture(job: str) -> Handler:
 def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
     if root is None or payload.get("is_interrupt") or not root.is_dir():
         return {}
-    record = _optional("learning.fixes", "record_failure")
-    lookup = _optional("learning.fixes", "lookup_fix")
+    from ..learning.fixes import lookup_fix, record_failure
+
     tool = str(payload.get("tool_name") or "")
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
     error = str(payload.get("error") or "")
-    fix = lookup(root, tool_name=tool, tool_input=tool_input, error=error) if lookup else None
-    if record and load_config(root)["capture.enabled"]:
-        record(root, session_id=str(payload.get("session_id") or ""), tool_name=tool, tool_input=tool_input,
+    fix = lookup_fix(root, tool_name=tool, tool_input=tool_input, error=error)
+    if load_config(root)["capture.enabled"]:
+        record_failure(root, session_id=str(payload.get("session_id") or ""), tool_name=tool, tool_input=tool_input,
                error=error, transcript_path=payload.get("transcript_path"))
     return _context("PostToolUseFailure", fix) if fix else {}
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from ..signals.detect import scope_of
 from ..signals.store import Signal
 from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
                             similar)
@@ -203,7 +204,7 @@ def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candi
         confidence = 3
     elif recurrence >= 2:
         confidence = max(confidence, 2)
-    scope = "global" if any(s.scope == "global" for s in members) else "project"
+    scope = "global" if any(s.scope == "global" for s in members) or scope_of(lead.text) == "global" else "project"
     target = {"improvement": "improvements", "reflexion": "reflexion"}.get(kind, "global" if scope == "global" else "project")
     times = sorted(s.seen or s.captured for s in everyone if s.seen or s.captured)
     cand = Candidate(id=members[0].id, action="promote", kind=kind, type=lead.type, category=category_of(lead, text),

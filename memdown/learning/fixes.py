@@ -9,6 +9,7 @@ lancedb or fastembed on this path.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..signals.store import Signal
 from ..signals.text import GENERIC, content_tokens, jaccard, one_line, strip_ansi
 
 MAX_CONTEXT = 1500
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 EXCERPT = 300
 
 
@@ -110,6 +111,10 @@ def _entries_for(root: Path, path: Path) -> list[dict]:
             if s.type in ("failure", "repeated_failure") and s.extra.get("fix") and s.status != "dismissed"]
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
 def _index(root: Path) -> list[dict]:
     cache_path = _cache_path(root)
     try:
@@ -131,7 +136,17 @@ def _index(root: Path) -> list[dict]:
             fresh[key] = old
             continue
         changed = True
-        fresh[key] = {"stamp": stamp, "entries": _entries_for(root, path)}
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        size = int(old.get("size", -1)) if old else -1
+        if old and 0 <= size <= len(data) and old.get("digest") == _digest(data[:size]) \
+                and b"- fix:" not in data[size:]:
+            # appended entries only (the hook path), none with a fix: nothing new to index
+            fresh[key] = {**old, "stamp": stamp, "size": len(data), "digest": _digest(data)}
+            continue
+        fresh[key] = {"stamp": stamp, "size": len(data), "digest": _digest(data), "entries": _entries_for(root, path)}
     if changed or set(fresh) != set(files):
         try:
             atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}))

@@ -65,10 +65,16 @@ def marker(learning_id: str) -> str:
     return f"<!-- memdown:{learning_id} -->"
 
 
-def _parse(text: str):
-    from markdown_it import MarkdownIt
+_md = None
 
-    return MarkdownIt("commonmark", {"html": True}).parse(text)
+
+def _parse(text: str):
+    global _md
+    if _md is None:
+        from markdown_it import MarkdownIt
+
+        _md = MarkdownIt("commonmark", {"html": True}).disable("inline")  # block structure is all we need
+    return _md.parse(text)
 
 
 def rule_spans(text: str, learning_id: str) -> list[tuple[int, int]]:

@@ -201,6 +201,9 @@ class Indexer:
                     chunk.vector = old["vector"]
                 else:
                     todo.append(chunk)
+        # Shortest first over the whole run (not only inside each progress step):
+        # similar lengths share a model batch, so less padding is computed.
+        todo.sort(key=lambda c: len(c.embed_text))
         total = len(todo)
         for start in range(0, total, EMBED_BATCH):
             batch = todo[start : start + EMBED_BATCH]

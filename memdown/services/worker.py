@@ -41,10 +41,8 @@ def _capture(root: Path, payload: dict[str, Any], *, include_last_turn: bool) ->
 
 
 def _mine(root: Path, payload: dict[str, Any]) -> None:
-    try:
-        from ..signals.mining import mine_session
-    except ImportError:
-        return
+    from ..signals.mining import mine_session
+
     transcript = payload.get("transcript_path")
     if transcript and Path(transcript).exists():
         signals = mine_session(root, Path(transcript), str(payload.get("session_id") or ""))
@@ -52,10 +50,8 @@ def _mine(root: Path, payload: dict[str, Any]) -> None:
 
 
 def _sweep(root: Path) -> None:
-    try:
-        from ..learning.reflector import sweep
-    except ImportError:
-        return
+    from ..learning.reflector import sweep
+
     log.info("sweep: %s", sweep(root))
 
 

@@ -3,7 +3,7 @@
 Only real user prompts are read for phrases (never the assistant's text,
 subagent prompts, hook-injected context or pasted material): code fences,
 inline code, quoted lines, quoted sentences, XML-ish tag blocks and pasted
-logs are removed first (``clean_prompt``). Tool-call detectors look at what
+logs are removed first (``clean.clean_prompt``). Tool-call detectors look at what
 happened: the same tool failing twice in a row, one file edited 3+ times in a
 row, 3+ empty searches before a hit. Standard library plus markdown-it-py.
 """
@@ -14,8 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import patterns as P
+from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, split_sentences
 from .store import Signal
 from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi
+
+__all__ = ["Context", "Hit", "clean_prompt", "detect_commands", "detect_missing_context", "detect_phrases",
+           "detect_tool_patterns", "detect_turns", "scope_of", "split_sentences"]
 
 PRIORITY = ("memory_request", "revert", "correction", "convention", "positive")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_editor",
@@ -28,124 +32,6 @@ docker docker-compose podman kubectl helm terraform git gh ./ bash sh zsh source
 playwright swift xcodebuild flutter dart mix elixir iex lein clojure sbt stack cabal ghc odoo odoo-bin psql mysql
 sqlite3 redis-cli curl wget rsync scp ssh ansible-playbook pre-commit alembic django-admin manage.py memdown
 claude adb emulator avdmanager sdkmanager""".split())
-
-_TAG_BLOCK = re.compile(r"<([a-zA-Z][\w:-]*)(?:\s[^<>]*)?>[\s\S]*?</\1\s*>")
-_INLINE_CODE = re.compile(r"(`+)([^`]+?)\1")
-_LONE_TAG = re.compile(r"</?[a-zA-Z][\w:-]*\s*>")
-_QUOTED = re.compile(r"\"[^\"\n]{12,}\"|“[^”\n]{12,}”")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+|(?<=[。！？])")
-_LOG_LINE = re.compile(
-    r"^\s*(?:\d{4}-\d\d-\d\d[T ]\d|\[?\d\d:\d\d(?::\d\d)|\[(?:info|warn|warning|error|debug|trace|fatal)\]"
-    r"|(?:info|warn|warning|error|debug|trace|fatal|npm err!|err!)\s*[:\]]|at\s+[\w.$<>]+\s*\(|file\s+\".*\",\s+line"
-    r"|traceback|\^+\s*$|\$\s|#\s*\d+\s|\d+\s*\||[\w./-]+\.\w+:\d+|exit code \d+|[│├└─┌┐┘┼╭╰]"
-    r"|\w+(?:error|exception|warning):\s|\d+ (?:passed|failed|errors?)\b|>\s)",
-    re.IGNORECASE)
-_md = None
-
-
-def _markdown():
-    global _md
-    if _md is None:
-        from markdown_it import MarkdownIt
-
-        _md = MarkdownIt("commonmark", {"html": True})
-    return _md
-
-
-def _log_like(line: str) -> bool:
-    stripped = line.strip()
-    if not stripped:
-        return False
-    if _LOG_LINE.search(stripped):
-        return True
-    letters = sum(ch.isalpha() for ch in stripped)
-    return len(stripped) > 20 and letters / len(stripped) < 0.55
-
-
-def clean_prompt(text: str) -> str:
-    """The user's own prose: no code, quotes, tags, pasted logs or tables."""
-    text = strip_ansi(text or "").replace("\r\n", "\n")
-    for _ in range(3):  # nested tag blocks
-        text = _TAG_BLOCK.sub(" ", text)
-    lines = text.split("\n")
-    drop: set[int] = set()
-    try:
-        tokens = _markdown().parse(text)
-    except Exception:  # markdown-it never should, but a prompt must not break mining
-        tokens = []
-    for tok in tokens:
-        if tok.level == 0 and tok.map and tok.type in ("fence", "code_block", "html_block", "blockquote_open",
-                                                      "table_open"):
-            drop.update(range(tok.map[0], tok.map[1]))
-    # Paragraphs that are mostly pasted log or output go whole.
-    block: list[int] = []
-    for k in range(len(lines) + 1):
-        if k < len(lines) and lines[k].strip() and k not in drop:
-            block.append(k)
-            continue
-        if block:
-            logish = [i for i in block if _log_like(lines[i])]
-            if len(logish) >= 2 and len(logish) / len(block) >= 0.4:
-                drop.update(block)
-            else:
-                drop.update(logish)
-            block = []
-    _drop_pasted_tail(lines, drop)
-    kept = "\n".join(line for k, line in enumerate(lines) if k not in drop)
-    kept = _LONE_TAG.sub(" ", kept)
-    kept = _INLINE_CODE.sub(" ‹code› ", kept)
-    kept = _QUOTED.sub(lambda m: m.group(0) if len(m.group(0).split()) < 4 else " ‹quote› ", kept)
-    return kept.strip()
-
-
-def _drop_pasted_tail(lines: list[str], drop: set[int]) -> None:
-    """A message followed by a long paste (CI log, terminal output, a review): keep the message only."""
-    kept = [k for k in range(len(lines)) if lines[k].strip() and k not in drop]
-    if len(kept) < 8:
-        return
-    pasted = [k for k in kept if _log_like(lines[k]) or lines[k].startswith(("  ", "\t"))]
-    for n, k in enumerate(kept[:5]):  # "this is from the ci run:" / "pr feedback:" + paste
-        rest = kept[n + 1:]
-        if lines[k].rstrip().endswith(":") and len(rest) >= 6:
-            share = sum(1 for j in rest if j in pasted) / len(rest)
-            if share >= 0.2 or len(rest) >= 15:
-                tail = _trailing_message(lines, rest)
-                drop.update(j for j in rest if j not in tail)
-                return
-    frags = [k for k in kept if k in pasted or _fragment(lines[k])]
-    for n in range(1, len(kept) - 5):  # prose, then mostly short fragments: a pasted log or listing
-        rest = kept[n:]
-        if kept[n] in frags and sum(1 for j in rest if j in frags) / len(rest) >= 0.5:
-            tail = _trailing_message(lines, rest)
-            drop.update(j for j in rest if j not in tail)
-            return
-    if len(pasted) / len(kept) < 0.3:
-        return
-    first, last = pasted[0], pasted[-1]
-    tail = [k for k in kept if k > last]
-    drop.update(k for k in kept if first <= k <= last or (len(tail) > 3 and k > last))
-
-
-def _fragment(line: str) -> bool:
-    text = line.strip()
-    if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
-        return False
-    if text.endswith((".", "?", "!", ",")):
-        return False
-    return len(text.split()) <= 6 or bool(re.search(r"[/\\@(){}\[\]=<>|✔✓✗×]", text))
-
-
-def _trailing_message(lines: list[str], rest: list[int]) -> set[int]:
-    """The last one or two lines after a paste, when they read like the user's question."""
-    last = rest[-2:] if len(rest) >= 2 and rest[-1] - rest[-2] == 1 else rest[-1:]
-    if last and last[0] - 1 not in rest and not any(_log_like(lines[k]) for k in last):
-        return set(last)
-    return set()
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-
 
 @dataclass
 class Context:
@@ -235,11 +121,11 @@ def _looks_like_command(code: str) -> bool:
 def detect_commands(prompt: str) -> list[Hit]:
     """Backticked commands the user shares ("run `make test`"); confidence 2 with a run-verb."""
     text = strip_ansi(prompt or "")
-    text = _TAG_BLOCK.sub(" ", text)
+    text = TAG_BLOCK.sub(" ", text)
     verbs = P.command_verbs()
     hits: list[Hit] = []
     seen: set[str] = set()
-    for match in _INLINE_CODE.finditer(text):
+    for match in INLINE_CODE.finditer(text):
         code = match.group(2).strip()
         if code in seen or not _looks_like_command(code):
             continue
@@ -256,7 +142,7 @@ def detect_commands(prompt: str) -> list[Hit]:
 
 def _tags(text: str, lang: str) -> list[str]:
     tags = [t for t in polar_terms(text)][:4]
-    for match in _INLINE_CODE.finditer(text):
+    for match in INLINE_CODE.finditer(text):
         word = match.group(2).split()[0] if match.group(2).split() else ""
         if word and word not in tags:
             tags.append(word)
@@ -281,6 +167,18 @@ def _bash_head(command: str) -> str:
     command = re.sub(r"^(?:\s*cd\s+\S+\s*(?:&&|;)\s*)+", "", command or "")
     words = [w for w in command.split() if "=" not in w or w.startswith("-")]
     return " ".join(words[:2])
+
+
+def _heads(command: str) -> set[str]:
+    """The program of each part of a compound command (``a && b | c``), ``cd`` excluded."""
+    heads = set()
+    for part in re.split(r"&&|\|\||[;|]", command or ""):
+        words = [w for w in part.split() if "=" not in w or w.startswith("-")]
+        if words and words[0] not in ("cd", "sudo", "time", "env"):
+            heads.add(words[0])
+        elif len(words) > 1 and words[0] in ("sudo", "time", "env"):
+            heads.add(words[1])
+    return heads
 
 
 def _is_search(call) -> bool:
@@ -320,11 +218,10 @@ def similar_input(a, b) -> bool:
         return False
     if a.name == "Bash":
         ca, cb = str(a.input.get("command", "")), str(b.input.get("command", ""))
-        ha, hb = _bash_head(ca).split(), _bash_head(cb).split()
-        if not ha or not hb or ha[0] != hb[0]:
+        if not _heads(ca) & _heads(cb):  # the retry runs the same program (maybe after a setup step)
             return False
         ta, tb = set(re.findall(r"[\w.-]+", ca.lower())), set(re.findall(r"[\w.-]+", cb.lower()))
-        return len(ta & tb) / max(1, len(ta | tb)) >= 0.5
+        return len(ta & tb) / max(1, len(ta | tb)) >= 0.4
     fa = a.input.get("file_path") or a.input.get("path") or a.input.get("notebook_path")
     fb = b.input.get("file_path") or b.input.get("path") or b.input.get("notebook_path")
     return fa == fb if fa or fb else True

@@ -34,7 +34,7 @@ def _parser():
     if _md is None:
         from markdown_it import MarkdownIt
 
-        _md = MarkdownIt("commonmark", {"html": True})
+        _md = MarkdownIt("commonmark", {"html": True}).disable("inline")  # block structure only; inline content stays raw
     return _md
 
 

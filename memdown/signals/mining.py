@@ -141,17 +141,17 @@ def _link_fixes(root: Path, session_id: str, transcript: str, calls: list, found
     failures = [s for s in store.load(root, types=("failure",)) if s.session == session_id and not s.extra.get("fix")]
     updates: dict[str, dict[str, object]] = {}
     new: list[Signal] = []
-    for failed, fix in pairs:
-        excerpt = failed.error_excerpt(300)
+    for bad, fix in pairs:
+        excerpt = bad.error_excerpt(300)
         want = content_tokens(excerpt)
-        match = next((s for s in failures if s.id not in updates and s.extra.get("tool") == failed.name
+        match = next((s for s in failures if s.id not in updates and s.extra.get("tool") == bad.name
                       and containment(want, content_tokens(s.text)) >= 0.5), None)
         if match is not None:
             updates[match.id] = {"fix": fix_text(fix)}
-        elif one_line(failed.summary(), 200) not in covered:
-            new.append(Signal("failure", excerpt, 1, pattern="tool.failure-fixed", tags=[failed.name],
+        elif one_line(bad.summary(), 200) not in covered:
+            new.append(Signal("failure", excerpt, 1, pattern="tool.failure-fixed", tags=[bad.name],
                               session=session_id, transcript=transcript,
-                              extra={"tool": failed.name, "input": one_line(failed.summary(), 200),
+                              extra={"tool": bad.name, "input": one_line(bad.summary(), 200),
                                      "fix": fix_text(fix)}))
     if updates:
         store.update(root, updates, signals=failures)

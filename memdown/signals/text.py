@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "`", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "\u2014": " - ", "\u2013": " - ",
@@ -17,6 +18,7 @@ _WS = re.compile(r"[ \t\r\f\v]+")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_][\w'.+@/-]*[^\W_]|[^\W_]", re.UNICODE)
+MAX_CHARS = 20_000  # similarity looks at the start of very long texts only
 _VOLATILE = re.compile(r"^(?:\d+(?:[.:]\d+)*|0x[0-9a-f]+|[0-9a-f]{7,}|\d+ms|\d+s)$")
 
 STOPWORDS = frozenset("""
@@ -54,7 +56,12 @@ def _stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Words (lowercase, light stemming) plus CJK character bigrams."""
-    norm = normalize(text)
+    return list(_tokens(text or ""))
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    norm = normalize(text[:MAX_CHARS])
     out: list[str] = []
     for run in _CJK.findall(norm):
         out.extend(run[i:i + 2] for i in range(max(1, len(run) - 1)))
@@ -62,11 +69,16 @@ def tokens(text: str) -> list[str]:
         word = word.strip("'.-/")
         if word and not _VOLATILE.match(word):
             out.append(_stem(word))
-    return out
+    return tuple(out)
 
 
 def content_tokens(text: str) -> set[str]:
-    return {t for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
+    return set(_content(text or ""))
+
+
+@lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(t for t in _tokens(text) if t not in STOPWORDS and len(t) > 1)
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -118,14 +130,18 @@ def fold_typos(text: str, table: dict[str, str], vocabulary: tuple[str, ...] = T
         word = match.group(0)
         if word in table:
             return table[word]
-        if len(word) >= 5:
-            for good in (v for v in vocabulary if len(v) >= 6):
-                # never longer than the word it folds into: "incorrecta", "perfecto", "memoria" are other languages
-                if len(good) - 1 <= len(word) <= len(good) and word[0] == good[0] and _damerau1(word, good):
-                    return good
-        return word
+        return _fuzzy(word, vocabulary) if len(word) >= 5 else word
 
     return _LATIN_WORD.sub(fix, text)
+
+
+@lru_cache(maxsize=8192)
+def _fuzzy(word: str, vocabulary: tuple[str, ...]) -> str:
+    for good in vocabulary:
+        # never longer than the word it folds into: "incorrecta", "perfecto", "memoria" are other languages
+        if len(good) >= 6 and len(good) - 1 <= len(word) <= len(good) and word[0] == good[0] and _damerau1(word, good):
+            return good
+    return word
 
 
 # --- polarity: "use X", "don't use Y", "X instead of Y" --------------------------
@@ -150,7 +166,12 @@ _POLAR_STOP = STOPWORDS | {"it", "them", "that", "this", "one", "thing", "same",
 
 def polar_terms(text: str) -> dict[str, int]:
     """``{"pnpm": 1, "npm": -1}`` for "use pnpm, not npm"; negative wins on conflict."""
-    norm = fold_typos(normalize(text), {"dont": "don't", "doesnt": "doesn't"})
+    return dict(_polar(text or ""))
+
+
+@lru_cache(maxsize=4096)
+def _polar(text: str) -> tuple[tuple[str, int], ...]:
+    norm = fold_typos(normalize(text[:MAX_CHARS]), {"dont": "don't", "doesnt": "doesn't"})
     terms: dict[str, int] = {}
     for rule in _NEG_RULES:
         for match in rule.finditer(norm):
@@ -166,7 +187,7 @@ def polar_terms(text: str) -> dict[str, int]:
                 continue
             if term and term not in _POLAR_STOP and len(term) > 1:
                 terms.setdefault(term, 1)
-    return terms
+    return tuple(terms.items())
 
 
 def conflicting_terms(a: dict[str, int], b: dict[str, int]) -> list[str]:

@@ -1,0 +1,89 @@
+"""PostToolUseFailure: record (redacted) and look up known fixes fast, without heavy imports."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from memdown.learning import reflexion
+from memdown.learning.fixes import lookup_fix, record_failure
+from memdown.signals import store
+
+PG_ERROR = ("Exit code 2\npsql: error: connection to server on socket \"/var/run/postgresql/.s.PGSQL.5432\" failed: "
+            "No such file or directory. Is the server running locally and accepting connections on that socket?")
+
+
+def test_record_failure_is_redacted_and_respects_the_toggle(memory_root, monkeypatch):
+    memory_root.mkdir(parents=True)
+    secret = "sk-ant-" + "x1Y2z3" * 6
+    sig = record_failure(memory_root, session_id="s1", tool_name="Bash",
+                         tool_input={"command": f"ANTHROPIC_API_KEY={secret} ./run.sh"},
+                         error=f"Exit code 1\nauth failed for key {secret}", transcript_path="/tmp/s1.jsonl")
+    assert sig is not None and sig.type == "failure" and sig.extra["tool"] == "Bash"
+    assert sig.text.startswith("auth failed for key")  # the message first, "Exit code" last
+    text = (memory_root / "signals").glob("*.md").__next__().read_text()
+    assert secret not in text and "[REDACTED:" in text
+    monkeypatch.setenv("MEMDOWN_CAPTURE_ENABLED", "false")
+    assert record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={}, error="boom") is None
+    monkeypatch.delenv("MEMDOWN_CAPTURE_ENABLED")
+    assert record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={},
+                          error="<memdown:skip> private") is None
+    assert len(store.load(memory_root)) == 1
+
+
+def test_lookup_finds_a_reflexion_fix(memory_root):
+    memory_root.mkdir(parents=True)
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -c 'select 1'"}, error=PG_ERROR) is None
+    reflexion.add(memory_root, reflexion.Reflexion(
+        id="", title="", tool="Bash", mistake="ran psql before the database container was up",
+        evidence="psql: error: connection to server on socket /var/run/postgresql/.s.PGSQL.5432 failed: "
+                 "No such file or directory. Is the server running locally",
+        rule="start the db first", fix="Bash `docker compose up -d db` then retry"), day="2026-11-20")
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -d app -c 'select 2'"}, error=PG_ERROR)
+    assert note is not None and len(note) <= 1500
+    assert "RFX-20261120-0001" in note and "docker compose up -d db" in note
+    # another tool, or an unrelated error, gets nothing
+    assert lookup_fix(memory_root, tool_name="Read", tool_input={}, error=PG_ERROR) is None
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="npm ERR! missing script: lint") is None
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="Exit code 1") is None
+    # a deprecated entry is history, never suggested
+    reflexion.set_status(memory_root, "RFX-20261120-0001", "deprecated")
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql"}, error=PG_ERROR) is None
+
+
+def test_lookup_finds_a_mined_fix_and_refreshes_its_cache(memory_root):
+    memory_root.mkdir(parents=True)
+    sig = record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={"command": "pytest"},
+                         error="Exit code 4\nERROR: file or directory not found: tests/unit/test_api.py")
+    err = "Exit code 4\nERROR: file or directory not found: tests/unit/test_api.py"
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "pytest"}, error=err) is None
+    store.update(memory_root, {sig.id: {"fix": "Bash `pytest tests/api/test_api.py` (tests moved to tests/api)"}})
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "pytest"}, error=err)
+    assert note and sig.id in note and "tests/api/test_api.py" in note
+
+
+def test_failure_path_is_fast_and_imports_nothing_heavy(memory_root, tmp_path):
+    memory_root.mkdir(parents=True)
+    for n in range(200):
+        record_failure(memory_root, session_id="s", tool_name="Bash", tool_input={"command": f"make job{n}"},
+                       error=f"make: *** [job{n}] Error {n % 3}")
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import json, sys, time\nfrom pathlib import Path\n"
+        "t = time.perf_counter()\n"
+        "from memdown.learning.fixes import lookup_fix, record_failure\n"
+        f"root = Path({str(memory_root)!r})\n"
+        "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make x'}, error='make: *** [x] Error 2')\n"
+        "record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
+        "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make y'}, error='make: *** [y] Error 2')\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'lancedb','fastembed','pyarrow','numpy'})\n"
+        "print(json.dumps({'heavy': heavy, 'seconds': time.perf_counter() - t}))\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["heavy"] == []
+    assert data["seconds"] < 1.5, data
+    started = time.perf_counter()
+    lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "make x"}, error="make: *** [x] Error 2")
+    assert time.perf_counter() - started < 0.2  # warm cache: stat calls only
