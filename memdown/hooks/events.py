@@ -54,7 +54,7 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
             f"Project memory (memdown, {_rel(root)}): the {shown} most recent entries, newest first.\n{digest}"
         )
     try:
-        from ..learning.reflect import pending_counts, recent_learnings
+        from ..learning.counts import pending_counts, recent_learnings
 
         rules = recent_learnings(root, 5)
         if rules:
