@@ -57,6 +57,15 @@ class Memory:
             self._cached = CachedEmbedder(inner, EmbeddingCache(paths.embedding_cache_file()))
         return self._cached
 
+    def share_embedder(self, other: "Memory") -> None:
+        """Reuse ``other``'s loaded model and cache (a long-lived process reloading settings)."""
+        if other._cached is not None:
+            self._cached = other._cached
+
+    def invalidate_index(self) -> None:
+        """Re-open (and re-check) the index on the next read: another process rewrote it."""
+        self._table_ready = False
+
     @property
     def indexer(self) -> Indexer:
         if self._indexer is None:
@@ -73,6 +82,7 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
+        self.embedder.load()
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
         self._table_ready = True
         return report
@@ -143,6 +153,8 @@ class Memory:
                refresh: bool = True) -> list[Hit]:
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
         options.validate()
+        if options.mode != "text":
+            self.embedder.load()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
         return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options))
 

@@ -10,6 +10,7 @@ import hashlib
 import math
 import os
 import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ SHARED_TRANSCRIPTS = SHARED_DIR / "transcripts"
 
 
 @pytest.fixture(autouse=True)
-def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     home = tmp_path / "home"
     home.mkdir()
     project = tmp_path / "project"
@@ -44,8 +45,12 @@ def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "MEMDOWN_HOME", "MEMDOWN_CONFIG", "MEMDOWN_DIR"
         ):
             monkeypatch.delenv(name, raising=False)
+    # No test starts a live-index daemon by accident (SessionStart would);
+    # daemon tests turn it back on explicitly.
+    monkeypatch.setenv("MEMDOWN_WATCH_ENABLED", "0")
     monkeypatch.chdir(project)
-    return project
+    yield project
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture

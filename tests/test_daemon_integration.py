@@ -117,7 +117,8 @@ def root(memory_root: Path) -> Path:
 
 
 @pytest.fixture
-def cleanup(root: Path):
+def cleanup(root: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MEMDOWN_WATCH_ENABLED", "1")  # even if the suite turns auto-start off
     yield
     lifecycle.stop(root, timeout=5)
     for pid in memdown_processes(root):

@@ -148,7 +148,6 @@ class Daemon:
         self.root = Path(root).resolve()
         self.mem = Memory(self.root, config=config, embedder=embedder)
         self.config = self.mem.config
-        _share_embedding_cache(self.mem, embedder)
         self._injected = (embedder, config)  # tests inject these; a config reload keeps them
         self._overrides = (debounce_ms, idle_seconds)
         self._config_sig = self._read_config_sig()
@@ -226,13 +225,12 @@ class Daemon:
             return
         old_model = (self.config["embedding.model"], self.config["embedding.batch_size"], self.config["embedding.threads"])
         new_model = (config["embedding.model"], config["embedding.batch_size"], config["embedding.threads"])
-        cached = self.mem._cached
+        previous = self.mem
         self.mem = Memory(self.root, config=config, embedder=self._injected[0])
         self.config = config
-        if old_model == new_model and cached is not None:
-            self.mem._cached = cached
+        if old_model == new_model:
+            self.mem.share_embedder(previous)
         else:
-            _share_embedding_cache(self.mem, self._injected[0])
             self.warm = False
         self._meta_sig = None
         self._apply_watch_settings(*self._overrides)
@@ -421,7 +419,7 @@ class Daemon:
         """Re-open the table if another process rewrote the index since we last looked."""
         sig = self._read_meta_sig()
         if sig != self._meta_sig:
-            self.mem._table_ready = False  # Memory.ensure_index re-opens (and checks the count)
+            self.mem.invalidate_index()  # Memory.ensure_index re-opens (and checks the count)
 
     def status_info(self) -> dict[str, Any]:
         return {
@@ -597,25 +595,6 @@ class Daemon:
             self.log.warning("%s", warning)
         for skipped in report.skipped:
             self.log.warning("skipped %s: %s", skipped["source"], skipped["reason"])
-
-
-def _share_embedding_cache(mem, embedder) -> None:
-    """Give ``mem`` an embedding cache usable from any thread.
-
-    ``EmbeddingCache`` opens SQLite with the default ``check_same_thread=True``,
-    but the daemon embeds from its index worker and (on a recovery rebuild)
-    from socket threads; every use is serialised by ``Daemon.lock``.
-    """
-    import sqlite3
-
-    from ..index.cache import CachedEmbedder, EmbeddingCache
-    from ..index.embedder import embedder_from_config
-
-    cache = EmbeddingCache(paths.embedding_cache_file())
-    cache._db.close()
-    cache._db = sqlite3.connect(cache.path, timeout=30, isolation_level=None, check_same_thread=False)
-    cache._db.execute("PRAGMA synchronous=NORMAL")
-    mem._cached = CachedEmbedder(embedder or embedder_from_config(mem.config), cache)
 
 
 def _clean_params(params: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,8 @@ class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        # The daemon uses one cache from several threads, always under its own lock.
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
@@ -101,3 +102,9 @@ class CachedEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.inner.embed_query(text)
+
+    def load(self) -> None:
+        """Load the wrapped model early if it supports that (fail fast when missing)."""
+        loader = getattr(self.inner, "load", None)
+        if loader is not None:
+            loader()

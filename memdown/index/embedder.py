@@ -102,6 +102,10 @@ class FastEmbedder:
         self._model = None
         self.dim = PACKAGED_DIM if model_name == PACKAGED_MODEL else 0
 
+    def load(self) -> None:
+        """Load the model now: a missing model fails before any other work."""
+        self._load()
+
     def _load(self):
         if self._model is not None:
             return self._model
