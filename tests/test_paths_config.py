@@ -117,7 +117,8 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def test_defaults(memory_root: Path):
+def test_defaults(memory_root: Path, monkeypatch):
+    monkeypatch.delenv("MEMDOWN_WATCH_ENABLED")  # set by the autouse fixture
     cfg = load_config(memory_root)
     assert cfg["search.k"] == DEFAULTS["search"]["k"]
     assert cfg["index.max_file_mb"] == 20
