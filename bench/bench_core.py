@@ -510,7 +510,14 @@ def main() -> None:
     if "appends" in only and args.appends:
         bench_appends(args.appends, model, results)
     out = WORK / "results.json"
-    out.write_text(json.dumps(results, indent=1))
+    merged = {}
+    if out.exists():  # a partial run (--only) updates its parts and keeps the rest
+        try:
+            merged = json.loads(out.read_text())
+        except ValueError:
+            merged = {}
+    merged.update(results)
+    out.write_text(json.dumps(merged, indent=1))
     print(f"\nresults: {out}")
 
 

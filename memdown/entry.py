@@ -1,7 +1,9 @@
 """Console-script entry point.
 
 ``memdown hook EVENT`` is answered without importing click or the command
-modules: hooks run on every prompt, and every millisecond shows.
+modules: hooks run on every prompt, and every millisecond shows. Likewise
+``search``/``expand``/``stats`` go straight to a running daemon when one
+answers (see ``cli.fastpath``); everything else is the click application.
 """
 from __future__ import annotations
 
@@ -14,6 +16,12 @@ def main() -> None:
         from .hooks.runner import main as hook_main
 
         sys.exit(hook_main(argv[1:]))
-    from .cli import main as cli_main
+    if argv and argv[0] in ("search", "expand", "stats"):
+        from .cli.fastpath import run
+
+        code = run(argv)
+        if code is not None:
+            sys.exit(code)
+    from .cli.app import main as cli_main
 
     cli_main()

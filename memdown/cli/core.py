@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from .common import dir_option, json_option, print_json, resolve_root, stderr_is_tty
-
-SEARCH_HELP_FOOTER = "Expand a hit with: memdown expand <id>"
+from .queryspec import EXPAND, SEARCH, STATS, Opt, request_for
+from .render import render
 
 
 def _memory(memory_dir: Path | None):
@@ -22,19 +22,12 @@ def _query(memory_dir: Path | None, op: str, params: dict) -> object:
 
     Both paths run ``services.queries.run_query``, so output is the same.
     """
-    from ..daemon.client import ask_daemon
-    from ..errors import MemdownError
+    from .fastpath import answer_from_daemon
 
     root = resolve_root(memory_dir)
-    reply = ask_daemon(root, op, params)
-    if reply is not None:
-        for note in reply.get("notices", []):
-            click.echo(f"memdown: {note}", err=True)
-        if reply.get("ok"):
-            return reply.get("result")
-        error = MemdownError(str(reply.get("error", "the daemon failed")))
-        error.exit_code = int(reply.get("exit_code", 1))
-        raise error
+    answered, result = answer_from_daemon(root, op, params, lambda line: click.echo(line, err=True))
+    if answered:
+        return result
     from ..services.queries import run_query
 
     mem = _memory(root)
@@ -43,6 +36,37 @@ def _query(memory_dir: Path | None, op: str, params: dict) -> object:
     finally:
         for note in mem.notices:
             click.echo(f"memdown: {note}", err=True)
+
+
+def _declared(specs: tuple[Opt, ...]):
+    """Click options from the shared declarations in ``queryspec``."""
+    def decorate(func):
+        for opt in reversed(specs):
+            kwargs: dict = {"help": opt.help, "metavar": opt.metavar}
+            if opt.kind == "flag":
+                kwargs.update(is_flag=True)
+            elif opt.kind == "int":
+                kwargs.update(type=int, default=None)
+            elif opt.kind == "nonneg":
+                kwargs.update(type=click.IntRange(min=0), default=0)
+            elif opt.kind == "multi":
+                kwargs.update(multiple=True)
+            elif opt.kind == "choice":
+                kwargs.update(type=click.Choice(list(opt.choices)), default=None)
+            elif opt.kind == "path":
+                kwargs.update(type=click.Path(file_okay=False, path_type=Path), default=None)
+            else:
+                kwargs.update(default=None)
+            func = click.option(*opt.flags, opt.dest, **kwargs)(func)
+        return func
+    return decorate
+
+
+def _run_query_command(command: str, values: dict) -> None:
+    op, params = request_for(command, values)
+    result = _query(values.get("memory_dir"), op, params)
+    render(op, result, as_json=bool(values.get("as_json")), out=click.echo,
+           err=lambda line: click.echo(line, err=True))
 
 
 class _Progress:
@@ -121,92 +145,23 @@ def register(cli: click.Group) -> None:
 
     @cli.command()
     @click.argument("query", nargs=-1)
-    @click.option("-k", "k", type=int, default=None, help="How many results (default: config search.k).")
-    @click.option("--kind", default=None, help="Only this kind: summary, signal, learning, improvement, reflexion, note.")
-    @click.option("--since", default=None, metavar="YYYY-MM-DD", help="Only entries dated on or after.")
-    @click.option("--until", default=None, metavar="YYYY-MM-DD", help="Only entries dated on or before.")
-    @click.option("--source", default=None, metavar="GLOB", help="Only files matching GLOB (relative to the memory root).")
-    @click.option("--mode", type=click.Choice(["hybrid", "vector", "text"]), default=None, help="Retriever (default hybrid).")
-    @click.option("--concept", "concepts", multiple=True,
-                  help="Multi-concept AND search: repeat for each concept; only sessions/files matching all are returned.")
-    @dir_option
-    @json_option
-    def search(query: tuple[str, ...], k, kind, since, until, source, mode, concepts, memory_dir, as_json) -> None:
+    @_declared(SEARCH)
+    def search(**values) -> None:
         """Search memory: hybrid full-text + vector ranking, fused with RRF."""
-        from ..errors import UsageError
-
-        text = " ".join(query).strip()
-        if not text and not concepts:
-            raise UsageError("give a query, or two or more --concept options")
-        filters = dict(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
-        if concepts:
-            matches = _query(memory_dir, "concepts", {"concepts": ([text] if text else []) + list(concepts), **filters})
-            if as_json:
-                print_json(matches)
-                return
-            if not matches:
-                click.echo("no session or file matches every concept")
-            for m in matches:
-                click.echo(f"{m['group']}  score {m['score']:.4f}")
-                for hit in m["hits"]:
-                    click.echo(f"  {hit['id'][:12]}  {hit['source']}:{hit['start_line']}-{hit['end_line']}  "
-                               f"{_snippet(hit['text'], 100)}")
-            return
-        hits = _query(memory_dir, "search", {"query": text, **filters})
-        if as_json:
-            print_json(hits)
-            return
-        if not hits:
-            click.echo("no matches")
-            return
-        for hit in hits:
-            where = f"{hit['source']}:{hit['start_line']}-{hit['end_line']}"
-            session = f"session {hit['session'][:8]}" if hit["session"] else ""
-            meta = " ".join(x for x in (hit["kind"], hit["date"], session) if x)
-            click.echo(f"{hit['id'][:12]}  {hit['score']:.4f}  {where}  [{meta}]")
-            click.echo(f"    {hit['heading']}")
-            click.echo(f"    {_snippet(hit['text'], 220)}")
-        click.echo(SEARCH_HELP_FOOTER)
+        _run_query_command("search", values)
 
     @cli.command()
     @click.argument("chunk_id")
-    @click.option("--lines", type=click.IntRange(min=0), default=0, help="Also show N lines before and after the section.")
-    @dir_option
-    @json_option
-    def expand(chunk_id: str, lines: int, memory_dir: Path | None, as_json: bool) -> None:
+    @_declared(EXPAND)
+    def expand(**values) -> None:
         """Show the whole section containing a search hit, with its session anchor."""
-        exp = _query(memory_dir, "expand", {"id": chunk_id, "lines": lines})
-        if as_json:
-            print_json(exp)
-            return
-        click.echo(f"{exp['source']}:{exp['start_line']}-{exp['end_line']}  ({exp['kind']}"
-                   f"{', ' + exp['date'] if exp['date'] else ''})")
-        click.echo(f"heading: {exp['heading']}")
-        if exp["session"]:
-            click.echo(f"session: {exp['session']}  turn: {exp['turn'] or '-'}  transcript: {exp['transcript'] or '-'}")
-            if exp["turn"]:
-                click.echo(f"drill down: memdown transcript {exp['session']} --turn {exp['turn'][:8]}")
-        if exp["stale"]:
-            click.echo("note: the file changed since indexing; run `memdown index`", err=True)
-        click.echo("")
-        click.echo(exp["text"])
+        _run_query_command("expand", values)
 
     @cli.command()
-    @dir_option
-    @json_option
-    def stats(memory_dir: Path | None, as_json: bool) -> None:
+    @_declared(STATS)
+    def stats(**values) -> None:
         """Files, chunks per kind, index size, model and last indexing time."""
-        data = _query(memory_dir, "stats", {})
-        if as_json:
-            print_json(data)
-            return
-        click.echo(f"root: {data['root']}")
-        click.echo(f"index: {data['index_state']}; {data['files']} files, {data['chunks']} chunks, "
-                   f"{data['index_bytes'] / 1e6:.1f} MB")
-        for kind, count in data["chunks_by_kind"].items():
-            click.echo(f"  {kind}: {count}")
-        click.echo(f"model: {data['model']}")
-        click.echo(f"last indexed: {data['last_indexed'] or 'never'}")
+        _run_query_command("stats", values)
 
     @cli.group()
     def config() -> None:
@@ -263,8 +218,3 @@ def register(cli: click.Group) -> None:
         name = name or load_config(resolve_root(memory_dir))["embedding.model"]
         where = pull_model(name)
         click.echo(f"{name} ready in {where}")
-
-
-def _snippet(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
