@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import strip_ansi
+from .text import block_parser, strip_ansi
 
 _TAG_BLOCK = re.compile(r"<([a-zA-Z][\w:-]*)(?:\s[^<>]*)?>[\s\S]*?</\1\s*>")
 _INLINE_CODE = re.compile(r"(`+)([^`]+?)\1")
@@ -22,16 +22,6 @@ _LOG_LINE = re.compile(
     r"|\w+(?:error|exception|warning):\s|\d+ (?:passed|failed|errors?)\b|>\s)",
     re.IGNORECASE)
 TAG_BLOCK, INLINE_CODE = _TAG_BLOCK, _INLINE_CODE
-_md = None
-
-
-def _markdown():
-    global _md
-    if _md is None:
-        from markdown_it import MarkdownIt
-
-        _md = MarkdownIt("commonmark", {"html": True}).disable("inline")  # block structure only; inline content stays raw
-    return _md
 
 
 def _log_like(line: str) -> bool:
@@ -52,7 +42,7 @@ def clean_prompt(text: str) -> str:
     lines = text.split("\n")
     drop: set[int] = set()
     try:
-        tokens = _markdown().parse(text)
+        tokens = block_parser().parse(text)
     except Exception:  # markdown-it never should, but a prompt must not break mining
         tokens = []
     for tok in tokens:

@@ -22,20 +22,10 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..fsutil import atomic_write_text, file_lock, file_lock_for
-from .text import one_line
+from .text import block_parser, one_line
 
 ID_RE = re.compile(r"^([A-Z]{3}-\d{8}-\d{4,})\b\s*(?:[·:|\u2013\u2014-]\s*)?(.*)$")
 _FIELD_RE = re.compile(r"^([A-Za-z_][\w -]{0,30}?):\s*(.*)$", re.S)
-_md = None
-
-
-def _parser():
-    global _md
-    if _md is None:
-        from markdown_it import MarkdownIt
-
-        _md = MarkdownIt("commonmark", {"html": True}).disable("inline")  # block structure only; inline content stays raw
-    return _md
 
 
 def _redact(text: str) -> str:
@@ -74,7 +64,7 @@ class Heading:
 
 def parse(text: str, level: int) -> tuple[list[Entry], list[Heading]]:
     """Entries at heading ``level`` and every heading of the document."""
-    tokens = _parser().parse(text)
+    tokens = block_parser().parse(text)
     n_lines = len(text.splitlines())
     lines = text.splitlines()
     headings: list[Heading] = []
