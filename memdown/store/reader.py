@@ -72,4 +72,6 @@ def read_memory_file(root: Path, path: Path, *, max_bytes: int) -> MemoryFile:
         warnings.append(f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters")
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" in text:  # Windows line endings: same lines, no stray \r in chunk text
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return MemoryFile(path=path, source=source_of(root, path), text=text, raw_bytes=data, warnings=warnings)
