@@ -71,14 +71,21 @@ def main() -> None:
         "Stop (return)": ([str(memdown), "hook", "Stop"], json.dumps({**base, "stop_hook_active": False})),
     }
     results = {name: statistics.median(timed(cmd, stdin, env, args.runs)) for name, (cmd, stdin) in cases.items()}
+    # With the live index on (the default): the first call starts the daemon, later ones find it running.
+    live_env = {**env, "MEMDOWN_WATCH_ENABLED": "1"}
+    results["SessionStart (live index on)"] = statistics.median(
+        timed(cases["SessionStart"][0], cases["SessionStart"][1], live_env, args.runs))
+    subprocess.run([str(memdown), "watch", "--stop", "--dir", str(project / ".memdown")], env=live_env,
+                   capture_output=True)
     bare = results["python -c pass"]
     print(f"hook latency, median of {args.runs} fresh processes ({os.cpu_count()} cores)")
-    print(f"{'case':20} {'ms':>8} {'x bare':>8}")
+    print(f"{'case':30} {'ms':>8} {'x bare':>8}")
     for name, ms in results.items():
-        print(f"{name:20} {ms:8.1f} {ms / bare:8.2f}")
+        print(f"{name:30} {ms:8.1f} {ms / bare:8.2f}")
     goals = {
         "UserPromptSubmit ≤ 3x bare": results["UserPromptSubmit"] <= 3 * bare,
         "SessionStart ≤ 150 ms": results["SessionStart"] <= 150,
+        "SessionStart ≤ 150 ms (live index on)": results["SessionStart (live index on)"] <= 150,
         "Stop returns ≤ 100 ms": results["Stop (return)"] <= 100,
     }
     for goal, met in goals.items():
