@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -118,3 +119,14 @@ def run_memdown(*args: str, input: str | None = None, env: dict | None = None, t
         env={**os.environ, **(env or {})},
         timeout=timeout,
     )
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy or ``timeout`` passes; its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    return predicate()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
+
 from memdown import paths
 from memdown.api import Memory
 from memdown.daemon.client import ask_daemon
@@ -21,15 +23,6 @@ from memdown.daemon.protocol import MAX_REQUEST_BYTES
 from memdown.daemon.server import Daemon, DaemonError, prepare_socket_dir
 from memdown.services.verify import verify
 
-
-def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    return predicate()
 
 
 def entry(title: str, body: str) -> str:

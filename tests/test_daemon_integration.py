@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_memdown
+from conftest import run_memdown, wait_for
 from memdown import paths
 from memdown.daemon import lifecycle
 from memdown.daemon.client import ask_daemon
@@ -60,15 +60,6 @@ def write_corpus(root: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
 
-
-def wait_for(predicate, timeout: float, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    return predicate()
 
 
 def alive(pid: int) -> bool:
