@@ -43,7 +43,6 @@ REPO = HERE.parent
 WORK = HERE / ".work" / "live"
 sys.path.insert(0, str(HERE))
 
-import bench_core  # noqa: E402  (sets the memdown environment before memdown is imported)
 from bench_core import QUERIES, fresh_dir, ms, prefill_cache, print_table, short_corpus, use_home  # noqa: E402
 
 from memdown import paths  # noqa: E402
@@ -72,7 +71,7 @@ def build(size: int, model: FastEmbedder) -> tuple[Path, int]:
             return root, int(marker.read_text())
     lifecycle.stop(root)
     root = fresh_dir(root.parent) / ".memdown"
-    chunks = short_corpus(root, size)
+    short_corpus(root, size)
     prefill_cache(root, model)
     report = Memory.open(root, embedder=model).index(rebuild=True)
     assert report.embedded == 0, report

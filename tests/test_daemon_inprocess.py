@@ -87,7 +87,8 @@ def test_socket_folder_and_file_are_private(daemon: Daemon, root: Path) -> None:
 def test_edit_create_delete_rename(daemon: Daemon, root: Path, fake_embedder) -> None:
     mem_dir = root / "memory"
     (mem_dir / "new.md").write_text(entry("new", "the quokka protocol"))
-    assert wait_for(lambda: sources(root, "quokka") == {"memory/new.md"}, 3.0), "new file not searchable within 3 s"
+    # No timing assert (bench/bench_live.py measures write → searchable); a generous bound only.
+    assert wait_for(lambda: sources(root, "quokka") == {"memory/new.md"}, 30), "new file never became searchable"
     (mem_dir / "new.md").write_text(entry("new", "the wombat protocol"))
     assert wait_for(lambda: not sources(root, "quokka") and sources(root, "wombat"), 5)
     (mem_dir / "new.md").rename(mem_dir / "renamed.md")
@@ -275,9 +276,7 @@ def test_idle_exit(root: Path, fake_embedder) -> None:
     d = Daemon(root, embedder=fake_embedder, idle_seconds=0.5, warmup_delay=30)
     d.start()
     try:
-        started = time.monotonic()
         assert d.run_until_stopped().startswith("idle")
-        assert time.monotonic() - started < 5
     finally:
         d.shutdown()
 

@@ -157,19 +157,18 @@ def test_live_daemon_end_to_end(root: Path, cleanup) -> None:
         assert c == w, f"{argv}: in-process and daemon output differ"
     assert cold[-2][0] == 2 and "-k must be between" in cold[-2][2]
 
-    # A file written while the daemon runs is searchable within 3 s.
+    # A file written while the daemon runs becomes searchable without any command
+    # (bench/bench_live.py measures how fast: ~1.6 s; tests assert no timings).
     note = root / "memory" / "2026-03-04.md"
-    written = time.monotonic()
     note.write_text("# 2026-03-04\n\n## Session 11:00\n\nThe zanzibar quokka flag guards the new rate shopper.\n")
 
     def found() -> bool:
         reply = ask_daemon(root, "search", {"query": "zanzibar quokka", "mode": "text"})
         return bool(reply and reply["ok"] and reply["result"])
 
-    assert wait_for(found, 3.0), "new file not searchable within 3 s"
-    assert time.monotonic() - written < 3.0
+    assert wait_for(found, 30), "new file never became searchable"
     note.unlink()
-    assert wait_for(lambda: not found(), 5)
+    assert wait_for(lambda: not found(), 30)
 
     # Garbage on the socket: an error reply and a log line, and the daemon carries on.
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
@@ -205,9 +204,7 @@ def test_killed_daemon_is_detected_and_replaced(root: Path, cleanup) -> None:
     status = lifecycle.status(root)
     assert not status["running"]
     assert set(status["stale_files"]) == {str(paths.pid_file(root)), str(paths.socket_path(root))}
-    began = time.perf_counter()
-    assert ask_daemon(root, "stats", {}) is None  # a dead socket fails fast
-    assert time.perf_counter() - began < 0.5
+    assert ask_daemon(root, "stats", {}) is None  # a dead socket is refused at once
     fallback = run_memdown("stats", "--json")
     assert fallback.returncode == 0 and json.loads(fallback.stdout)["files"] == 3
     replaced = run_memdown("watch")

@@ -295,9 +295,8 @@ def test_bootstrap_is_detached(tmp_path: Path) -> None:
     stub.write_text(f'#!/bin/sh\nsleep 3\necho "$*" >> "{record}"\nexit 1\n', encoding="utf-8")
     stub.chmod(0o755)
     data = tmp_path / "plugin-data"
-    began = time.monotonic()
     proc = run_shim("SessionStart", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data))
-    assert time.monotonic() - began < 2.5
+    assert not record.exists()  # the hook answered before the (3 s) install got anywhere
     assert stdout_json(proc) == {"systemMessage": INSTALLING}
     assert (data / "bootstrap.lock").is_dir()
     wait_for_unlock(data / "bootstrap.lock")

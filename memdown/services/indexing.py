@@ -9,7 +9,6 @@ the markdown, which indexing never modifies.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
