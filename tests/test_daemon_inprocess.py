@@ -20,7 +20,8 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.daemon.client import ask_daemon
 from memdown.daemon.protocol import MAX_REQUEST_BYTES
-from memdown.daemon.server import Daemon, DaemonError, prepare_socket_dir
+from memdown.daemon.server import Daemon
+from memdown.daemon.transport import DaemonError, prepare_socket_dir
 from memdown.services.verify import verify
 
 

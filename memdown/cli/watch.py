@@ -129,7 +129,7 @@ def _run_foreground(root: Path, debounce_ms, idle_seconds) -> None:
     """Run the daemon here; exit the process hard afterwards (no lingering threads)."""
     import logging
 
-    from ..daemon.server import serve
+    from ..daemon.process import serve
 
     os.environ.setdefault("LANCEDB_LOG", "error")
     code, message = serve(root, debounce_ms=debounce_ms, idle_seconds=idle_seconds)

@@ -23,9 +23,7 @@ import json
 import logging
 import os
 import signal
-import socket
 import socketserver
-import stat
 import threading
 import time
 from pathlib import Path
@@ -38,104 +36,16 @@ from ..errors import (
     MemdownError,
     ModelUnavailableError,
     NotInitializedError,
-    UsageError,
 )
 from ..fsutil import file_lock
-from .protocol import MAX_REQUEST_BYTES, PROTOCOL_VERSION, QUERY_OPS
+from .protocol import PROTOCOL_VERSION, QUERY_OPS
+from .transport import clean_params, error_reply, make_server, prepare_socket_dir
 from .watcher import BATCH_FILES, REBUILD_FILES, REBUILD_SHARE, ChangeQueue, Watcher, diff_targets, indexed_files
 
 WARMUP_DELAY = 1.0  # seconds after start before loading lancedb and the model (start/stop stays cheap)
 RECONCILE_SECONDS = 60.0  # stat-compare everything this often, in case events were lost
-REQUEST_READ_TIMEOUT = 5.0  # a client must send its request line within this
 MAX_WRITE_BACKOFF = 300.0
 
-
-class DaemonError(MemdownError):
-    """The daemon cannot start (socket folder, socket path…)."""
-
-
-# --- the socket --------------------------------------------------------------
-
-def prepare_socket_dir(sock_path: Path) -> None:
-    """Create the socket's folder 0700; refuse a folder someone else owns."""
-    folder = sock_path.parent
-    folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
-    st = os.lstat(folder)
-    if not stat.S_ISDIR(st.st_mode):
-        raise DaemonError(f"socket folder {folder} is not a folder (a symlink?); refusing to start")
-    if st.st_uid != os.getuid():
-        raise DaemonError(f"socket folder {folder} is owned by uid {st.st_uid}, not {os.getuid()}; refusing to start")
-    if stat.S_IMODE(st.st_mode) != 0o700:
-        os.chmod(folder, 0o700)
-    limit = 104 if os.uname().sysname == "Darwin" else 108
-    if len(os.fsencode(str(sock_path))) >= limit:
-        raise DaemonError(
-            f"socket path {sock_path} is longer than a Unix socket allows",
-            hint="set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder",
-        )
-
-
-class _Handler(socketserver.BaseRequestHandler):
-    def handle(self) -> None:
-        daemon: Daemon = self.server.daemon  # type: ignore[attr-defined]
-        sock: socket.socket = self.request
-        sock.settimeout(REQUEST_READ_TIMEOUT)
-        data = bytearray()
-        try:
-            while b"\n" not in data:
-                chunk = sock.recv(1 << 16)
-                if not chunk:
-                    break
-                data += chunk
-                if len(data) > MAX_REQUEST_BYTES:
-                    daemon.log.warning("refused a request over %d bytes", MAX_REQUEST_BYTES)
-                    self._send(error_reply("request too large", 2))
-                    return
-        except socket.timeout:
-            daemon.log.warning("a client sent no complete request within %.0fs (%d bytes)", REQUEST_READ_TIMEOUT, len(data))
-            self._send(error_reply("request timed out", 2))
-            return
-        except OSError as exc:
-            daemon.log.info("client connection failed: %s", exc)
-            return
-        if not data.strip():
-            return  # a connect-and-close probe
-        reply = daemon.handle_line(bytes(data).split(b"\n", 1)[0])
-        self._send(reply)
-
-    def _send(self, reply: dict[str, Any]) -> None:
-        try:
-            payload = json.dumps(reply, default=str).encode("utf-8") + b"\n"
-        except (TypeError, ValueError) as exc:
-            payload = json.dumps(error_reply(f"reply not serialisable: {exc}", 1, fallback=True)).encode() + b"\n"
-        try:
-            self.request.sendall(payload)
-        except OSError as exc:
-            self.server.daemon.log.info("client went away before the reply: %s", exc)  # type: ignore[attr-defined]
-
-
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 64
-    allow_reuse_address = False
-
-    def handle_error(self, request, client_address) -> None:  # noqa: D401 - socketserver hook
-        self.daemon.log.exception("error answering a client")  # type: ignore[attr-defined]
-
-
-def error_reply(message: str, exit_code: int = 1, *, fallback: bool = False) -> dict[str, Any]:
-    reply: dict[str, Any] = {"ok": False, "error": " ".join(str(message).split()), "exit_code": exit_code}
-    if fallback:
-        reply["fallback"] = True  # the client answers in-process instead
-    return reply
-
-
-# --- the daemon ---------------------------------------------------------------
 
 class Daemon:
     """Everything but the process-level bits (lock, pid file, signals): testable in-process."""
@@ -162,7 +72,7 @@ class Daemon:
         self.queue = ChangeQueue()
         self.watcher = Watcher(self.root, self.queue, on_root_gone=self._root_gone,
                                on_activity=self.touch, logger=self.log)
-        self.server: _Server | None = None
+        self.server: socketserver.ThreadingUnixStreamServer | None = None
         self._socket_ino: int | None = None
         self._threads: list[threading.Thread] = []
         self._root_ino = os.stat(self.root).st_ino
@@ -264,7 +174,7 @@ class Daemon:
             # Only the lock holder gets here, so a socket file is a dead daemon's.
             self.log.info("removing a stale socket %s", self.socket_path)
             self.socket_path.unlink()
-        self.server = _Server(str(self.socket_path), _Handler)
+        self.server = make_server(str(self.socket_path))
         self.server.daemon = self  # type: ignore[attr-defined]
         os.chmod(self.socket_path, 0o600)
         self._socket_ino = os.stat(self.socket_path).st_ino
@@ -389,7 +299,7 @@ class Daemon:
                 try:
                     from ..services.queries import run_query
 
-                    result = run_query(self.mem, op, _clean_params(params), refresh=False)
+                    result = run_query(self.mem, op, clean_params(params), refresh=False)
                 finally:
                     notices = list(self.mem.notices)
                     self.mem.notices.clear()
@@ -595,71 +505,3 @@ class Daemon:
             self.log.warning("%s", warning)
         for skipped in report.skipped:
             self.log.warning("skipped %s: %s", skipped["source"], skipped["reason"])
-
-
-def _clean_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Reject parameters of the wrong type before they reach the query code."""
-    out = dict(params)
-    if out.get("k") is not None and (isinstance(out["k"], bool) or not isinstance(out["k"], int)):
-        raise UsageError("-k must be an integer")
-    if out.get("lines") is not None and (isinstance(out["lines"], bool) or not isinstance(out["lines"], int)):
-        raise UsageError("--lines must be an integer")
-    for name in ("query", "kind", "since", "until", "source", "mode", "id"):
-        if out.get(name) is not None and not isinstance(out[name], str):
-            raise UsageError(f"{name} must be a string")
-    concepts = out.get("concepts")
-    if concepts is not None and (not isinstance(concepts, list) or not all(isinstance(c, str) for c in concepts)):
-        raise UsageError("concepts must be a list of strings")
-    return out
-
-
-# --- the process ------------------------------------------------------------------
-
-def serve(root: Path, *, debounce_ms: int | None = None, idle_seconds: float | None = None,
-          on_ready=None) -> tuple[int, str]:
-    """Run the daemon in this process until it stops; returns (exit code, message).
-
-    Exit code 0 and a message when another daemon already runs for the root.
-    """
-    from . import lifecycle
-    from .logs import close_logging, setup_logging
-
-    root = Path(root).resolve()
-    if not root.is_dir():
-        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
-    lock = lifecycle.DaemonLock(root)
-    if not lock.acquire(timeout=1.0):
-        pid = lifecycle.running_pid(root)
-        return 0, f"memdown watch is already running for {root}" + (f" (pid {pid})" if pid else "")
-    log = setup_logging(root)
-    logging.raiseExceptions = False  # a failed log write (root deleted) must not spam or kill us
-    daemon: Daemon | None = None
-    stale = lifecycle.read_pid_file(root)
-    if stale is not None:
-        log.info("replacing a stale pid file (pid %s)", stale.get("pid"))
-    try:
-        lifecycle.write_pid_file(root, socket=paths.socket_path(root))
-        daemon = Daemon(root, debounce_ms=debounce_ms, idle_seconds=idle_seconds, logger=log)
-
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(sig, daemon.on_signal)
-        daemon.start()
-        if on_ready is not None:
-            on_ready(daemon)
-        reason = daemon.run_until_stopped()
-        return 0, f"memdown watch stopped: {reason}"
-    except MemdownError as exc:
-        log.error("cannot run: %s", exc.one_line())
-        raise
-    except Exception:
-        log.exception("daemon crashed")
-        raise
-    finally:
-        if daemon is not None:
-            try:
-                daemon.shutdown()
-            except Exception:
-                log.exception("error during shutdown")
-        lifecycle.remove_pid_file(root, os.getpid())
-        lock.release()
-        close_logging()
