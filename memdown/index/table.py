@@ -30,6 +30,14 @@ RESULT_COLUMNS = [
 ]
 
 
+def _lancedb():
+    """Import lancedb with its Rust warnings silenced (they would reach the user's terminal)."""
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    import lancedb
+
+    return lancedb
+
+
 def sql_literal(value: str) -> str:
     """A SQL string literal; quotes are doubled so user input cannot escape it."""
     if "\x00" in value:
@@ -118,9 +126,7 @@ class ChunkTable:
         if self.meta is None or self.meta.schema_version != SCHEMA_VERSION:
             raise IndexUnavailableError("index was built by another memdown version")
         try:
-            import lancedb
-
-            self._db = lancedb.connect(self.dir, read_consistency_interval=timedelta(0))
+            self._db = _lancedb().connect(self.dir, read_consistency_interval=timedelta(0))
             self._table = self._db.open_table(TABLE_NAME)
             rows = self._table.count_rows()
         except Exception as exc:
@@ -133,8 +139,7 @@ class ChunkTable:
 
     def create(self, model_id: str, dim: int, fts_config: str) -> None:
         """Start a fresh, empty index (removing whatever was there)."""
-        import lancedb
-
+        lancedb = _lancedb()
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
