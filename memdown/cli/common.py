@@ -1,7 +1,6 @@
 """Options and helpers shared by the command modules."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,16 +8,13 @@ from typing import Any
 import click
 
 from .. import paths
+from .queryspec import DIR, JSON
+from .render import to_json
 
-dir_option = click.option(
-    "--dir",
-    "memory_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Memory root (default: $MEMDOWN_DIR, else <main git worktree>/.memdown).",
-)
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+# The same declarations the query commands and the warm fast path use.
+dir_option = click.option(*DIR.flags, DIR.dest, type=click.Path(file_okay=False, path_type=Path),
+                          default=None, help=DIR.help)
+json_option = click.option(*JSON.flags, JSON.dest, is_flag=True, help=JSON.help)
 
 
 def resolve_root(memory_dir: Path | None) -> Path:
@@ -26,7 +22,7 @@ def resolve_root(memory_dir: Path | None) -> Path:
 
 
 def print_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    click.echo(to_json(data))
 
 
 def stderr_is_tty() -> bool:

@@ -54,7 +54,8 @@ def _declared(specs: tuple[Opt, ...]):
             elif opt.kind == "choice":
                 kwargs.update(type=click.Choice(list(opt.choices)), default=None)
             elif opt.kind == "path":
-                kwargs.update(type=click.Path(file_okay=False, path_type=Path), default=None)
+                func = dir_option(func)
+                continue
             else:
                 kwargs.update(default=None)
             func = click.option(*opt.flags, opt.dest, **kwargs)(func)
