@@ -344,3 +344,37 @@ def test_no_python_means_not_installed(tmp_path: Path) -> None:
     proc = run_shim("SessionStart", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data))
     assert stdout_json(proc) == {"systemMessage": NOT_INSTALLED}
     assert not (data / "bootstrap.lock").exists()
+
+
+def _plugin_venv(tmp_path: Path, version: str, installed: str | None) -> tuple[Path, Path, Path]:
+    """A plugin folder at ``version`` and a plugin venv whose pip only records its arguments."""
+    root = tmp_path / "plugin"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "memdown", "version": version}))
+    data = tmp_path / "plugin-data"
+    venv_bin = data / "venv" / "bin"
+    fake_memdown(venv_bin, label="venv")
+    (venv_bin / "python").symlink_to(sys.executable)
+    record = tmp_path / "pip-calls.txt"
+    pip = venv_bin / "pip"
+    pip.write_text(f'#!/bin/sh\necho "$*" >> "{record}"\n', encoding="utf-8")
+    pip.chmod(0o755)
+    if installed is not None:
+        (data / "venv" / ".plugin-version").write_text(installed + "\n")
+    return root, data, record
+
+
+def test_plugin_update_upgrades_the_venv_in_the_background(tmp_path: Path) -> None:
+    root, data, record = _plugin_venv(tmp_path, "0.2.0", installed="0.1.0")
+    folder = make_bin(tmp_path, tools=BOOTSTRAP_TOOLS + ("sed", "head", "sh"))
+    proc = run_shim("SessionStart", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data), CLAUDE_PLUGIN_ROOT=str(root))
+    assert proc.returncode == 0 and stdout_json(proc)["who"] == "venv"  # this session: the installed version
+    wait_for_unlock(data / "bootstrap.lock")
+    assert record.read_text().split() == ["install", "--disable-pip-version-check", "--upgrade", str(root)]
+    assert (data / "venv" / ".plugin-version").read_text().strip() == "0.2.0"
+    # Up to date now: the next SessionStart installs nothing; other events never do.
+    record.unlink()
+    run_shim("SessionStart", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data), CLAUDE_PLUGIN_ROOT=str(root))
+    (data / "venv" / ".plugin-version").write_text("0.0.1\n")
+    run_shim("Stop", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data), CLAUDE_PLUGIN_ROOT=str(root))
+    assert not (data / "bootstrap.lock").exists() and not record.exists()
