@@ -22,7 +22,7 @@ from .index.embedder import Embedder, embedder_from_config
 from .index.table import ChunkTable
 from .services.expand import Expansion, expand_row, find_row
 from .services.indexing import (
-    IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity, require_root,
+    IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity,
 )
 from .services.search import ConceptMatch, Hit, SearchOptions, concept_search, search_table
 from .store.layout import init_layout
@@ -93,7 +93,7 @@ class Memory:
         A refresh waits briefly for the index lock; if another writer (the
         watch daemon) holds it, we read what is there instead of waiting.
         """
-        require_root(self.root)
+        paths.require_root(self.root)
         if self._table_ready and not refresh:
             return
         stale = refresh and changed_sources(self.root)
@@ -172,7 +172,7 @@ class Memory:
         return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
 
     def stats(self) -> dict[str, Any]:
-        require_root(self.root)
+        paths.require_root(self.root)
         out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"]}
         try:
             self.table.open(verify_count=False)

@@ -83,6 +83,14 @@ def memory_root(explicit: str | os.PathLike[str] | None = None, start: Path | No
     return project_root(start) / MEMORY_DIR_NAME
 
 
+def require_root(root: Path) -> None:
+    """Raise NotInitializedError (one line, with the fix) when ``root`` is not a memory root."""
+    if not Path(root).is_dir():
+        from .errors import NotInitializedError
+
+        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
+
+
 def memdown_home() -> Path:
     env = _env_path("MEMDOWN_HOME")
     if env is not None:

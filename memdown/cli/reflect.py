@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from .. import paths
 from .common import dir_option, json_option, print_json, resolve_root
 
 TARGET_CHOICE = click.Choice(["project", "project-local", "global", "learnings", "improvements", "reflexion"])
@@ -12,10 +13,7 @@ TARGET_CHOICE = click.Choice(["project", "project-local", "global", "learnings",
 
 def _root(memory_dir: Path | None) -> Path:
     root = resolve_root(memory_dir)
-    if not root.is_dir():
-        from ..errors import NotInitializedError
-
-        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first")
+    paths.require_root(root)
     return root
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .. import paths
 from .common import dir_option, json_option, print_json, resolve_root
 
 
@@ -31,7 +32,7 @@ def register(cli: click.Group) -> None:
         Logs go to .memdown/logs/watch.log.
         """
         from ..daemon import lifecycle
-        from ..errors import NotInitializedError, UsageError
+        from ..errors import UsageError
 
         if sum((foreground, do_stop, do_status)) > 1:
             raise UsageError("use only one of --foreground, --stop and --status")
@@ -65,8 +66,7 @@ def register(cli: click.Group) -> None:
             else:
                 click.echo(f"stopped (pid {pid})" if pid else f"not running for {root}")
             return
-        if not root.is_dir():
-            raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
+        paths.require_root(root)
         if foreground:
             _run_foreground(root, debounce_ms, idle_seconds)
             return

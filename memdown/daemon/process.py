@@ -7,7 +7,7 @@ import signal
 from pathlib import Path
 
 from .. import paths
-from ..errors import MemdownError, NotInitializedError
+from ..errors import MemdownError
 from .server import Daemon
 
 
@@ -21,8 +21,7 @@ def serve(root: Path, *, debounce_ms: int | None = None, idle_seconds: float | N
     from .logs import close_logging, setup_logging
 
     root = Path(root).resolve()
-    if not root.is_dir():
-        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
+    paths.require_root(root)
     lock = lifecycle.DaemonLock(root)
     if not lock.acquire(timeout=1.0):
         pid = lifecycle.running_pid(root)

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import paths
 from ..config import Config
-from ..errors import IndexUnavailableError, InputFileError, NotInitializedError
+from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
@@ -71,11 +71,6 @@ def index_identity(embedder: Embedder, config: Config) -> str:
     return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
 
 
-def require_root(root: Path) -> None:
-    if not root.is_dir():
-        raise NotInitializedError(f"no memory at {root}", hint="run `memdown init` first, or pass --dir")
-
-
 class Indexer:
     def __init__(self, root: Path, config: Config, embedder: CachedEmbedder) -> None:
         self.root = Path(root)
@@ -119,7 +114,7 @@ class Indexer:
         rebuild: bool = False,
         progress: ProgressCallback | None = None,
     ) -> IndexReport:
-        require_root(self.root)
+        paths.require_root(self.root)
         started = time.perf_counter()
         report = IndexReport()
         embedded_before = self.embedder.embedded

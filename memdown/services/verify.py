@@ -31,7 +31,7 @@ from ..fsutil import file_lock
 from ..index.table import ChunkTable, FileRecord
 from ..store.chunker import chunk_markdown
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
-from .indexing import chunk_options, index_identity, require_root
+from .indexing import chunk_options, index_identity
 
 if TYPE_CHECKING:
     from ..api import Memory
@@ -141,7 +141,7 @@ def _scan_table(table: ChunkTable, report: VerifyReport) -> dict[str, dict[str, 
 def verify(mem: "Memory") -> VerifyReport:
     """Check the index against the markdown; changes nothing."""
     started = time.perf_counter()
-    require_root(mem.root)
+    paths.require_root(mem.root)
     report = VerifyReport(root=str(mem.root))
     expected = _markdown_side(mem, report)
     configured = mem.embedder.model_id  # no model load: the id is known up front
