@@ -123,6 +123,16 @@ def daily_file(root: Path, day: str) -> Path:
     return daily_dir(root) / f"{day}.md"
 
 
+def daily_files(root: Path) -> list[Path]:
+    """The daily log files, newest first (names sort by date)."""
+    folder = daily_dir(root)
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file()]
+    except OSError:
+        return []
+    return [folder / name for name in sorted(names, reverse=True)]
+
+
 def signals_dir(root: Path) -> Path:
     return root / "signals"
 

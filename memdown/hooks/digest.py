@@ -1,7 +1,6 @@
 """The SessionStart "recent memory" digest: facts the model sees, within budget."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from .. import paths
@@ -10,21 +9,12 @@ from ..store.daily import read_entries
 CLAUDE_CODE_CAP = 10_000
 
 
-def daily_files_newest_first(root: Path) -> list[Path]:
-    folder = paths.daily_dir(root)
-    try:
-        names = [e.name for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file()]
-    except OSError:
-        return []
-    return [folder / n for n in sorted(names, reverse=True)]
-
-
 def build_digest(root: Path, *, max_chars: int, max_entries: int) -> tuple[str, int]:
     """(digest text, entries included): newest entries first, whole entries only."""
     budget = min(max_chars, CLAUDE_CODE_CAP)
     picked: list[str] = []
     used = 0
-    for path in daily_files_newest_first(root):
+    for path in paths.daily_files(root):
         for entry in reversed(read_entries(path)):
             if len(picked) >= max_entries:
                 break

@@ -44,7 +44,7 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         return {}
     if not root.is_dir():
         return {"systemMessage": f"memdown: no memory yet here; entries start after the first turn ({root})"}
-    from .digest import build_digest, daily_files_newest_first
+    from .digest import build_digest
 
     config = load_config(root)
     digest, shown = build_digest(root, max_chars=config["hooks.digest_chars"], max_entries=config["hooks.digest_entries"])
@@ -71,7 +71,7 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         log_line(root, "SessionStart", f"learnings skipped: {type(exc).__name__}: {exc}")
     if parts:
         parts.append("Older work, decisions and fixes can be recalled with the memory-recall skill.")
-    days = len(daily_files_newest_first(root))
+    days = len(paths.daily_files(root))
     index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
     status = f"memdown: {days} day(s) of memory in {_rel(root)}, {index_state}"
     if config["watch.enabled"]:
@@ -120,14 +120,11 @@ def user_prompt(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
     first = _first_prompt_of_session(root, str(payload.get("session_id") or ""))
     if not (first or RECALL_CUES.search(text)):
         return {}
-    try:
-        days = sorted(e.name[:-3] for e in os.scandir(paths.daily_dir(root)) if e.name.endswith(".md"))
-    except OSError:
-        days = []
+    days = paths.daily_files(root)
     if not days:
         return {}
     lines = [
-        f"This project has memdown memory: {len(days)} daily log(s) in {_rel(root)}/memory (latest {days[-1]}). "
+        f"This project has memdown memory: {len(days)} daily log(s) in {_rel(root)}/memory (latest {days[0].stem}). "
         "Past work, decisions and fixes can be recalled with the memory-recall skill "
         "(memdown search → expand → transcript)."
     ]
