@@ -150,6 +150,12 @@ def state_dir(root: Path) -> Path:
     return root / "state"
 
 
+def session_state_file(root: Path, folder: str, session_id: str, suffix: str = "") -> Path:
+    """Per-session bookkeeping under ``state/<folder>/``; the id is reduced to a safe file name."""
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "unknown"
+    return state_dir(root) / folder / f"{safe}{suffix}"
+
+
 def project_config_file(root: Path) -> Path:
     return root / "config.toml"
 

@@ -137,13 +137,11 @@ def user_prompt(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
 def _first_prompt_of_session(root: Path, session_id: str) -> bool:
     if not session_id:
         return False
-    marker_dir = paths.state_dir(root) / "prompted"
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80]
-    marker = marker_dir / safe
+    marker = paths.session_state_file(root, "prompted", session_id)
     if marker.exists():
         return False
     try:
-        marker_dir.mkdir(parents=True, exist_ok=True)
+        marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
     except OSError:
         return False

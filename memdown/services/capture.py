@@ -35,11 +35,6 @@ class CaptureReport:
     archived: str | None = None
 
 
-def _state_path(root: Path, session_id: str) -> Path:
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "unknown"
-    return paths.state_dir(root) / "sessions" / f"{safe}.json"
-
-
 def _load_state(path: Path) -> dict:
     try:
         data = json.loads(path.read_text())
@@ -70,7 +65,7 @@ def record_session(
     config = config or load_config(root)
     report = CaptureReport()
     init_layout(root)
-    state_path = _state_path(root, session_id)
+    state_path = paths.session_state_file(root, "sessions", session_id, ".json")
     with file_lock(state_path.with_suffix(".lock"), timeout=120):
         state = _load_state(state_path)
         if state.get("skipped"):
