@@ -18,7 +18,8 @@ from ..redact import should_skip
 from ..store.daily import Entry, append_entry
 from ..store.layout import init_layout
 from ..transcript.archive import archive_transcript, portable_path
-from ..transcript.parser import Turn, parse_transcript
+from ..transcript.parser import parse_transcript
+from ..transcript.render import local_time
 from .summarize import extractive_summary, summarize_turn
 
 # Beyond this many unsummarized turns (a plugin installed mid-session, a
@@ -41,15 +42,6 @@ def _load_state(path: Path) -> dict:
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
-
-
-def _local_time(turn: Turn) -> datetime:
-    if turn.timestamp:
-        try:
-            return datetime.fromisoformat(turn.timestamp.replace("Z", "+00:00")).astimezone().replace(tzinfo=None)
-        except ValueError:
-            pass
-    return datetime.now()
 
 
 def record_session(
@@ -96,7 +88,7 @@ def record_session(
                     timeout=config["summarizer.timeout_seconds"],
                     last_message=message,
                 )
-            entry = Entry(_local_time(turn), session_id, turn.uuid, portable, bullets)
+            entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets)
             if append_entry(root, entry) is None:
                 report.duplicates += 1
             else:

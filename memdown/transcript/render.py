@@ -26,17 +26,25 @@ def cap(text: str, limit: int) -> str:
     return f"{text[:limit].rstrip()}…[truncated {len(text) - limit} chars]"
 
 
-def format_time(timestamp: str) -> str:
-    """ISO timestamp → local "YYYY-MM-DD HH:MM" ('' when absent or unparsable)."""
+def local_time(timestamp: str) -> datetime | None:
+    """A transcript's ISO timestamp (UTC, "Z") as naive local time; None when absent or unparsable."""
     if not timestamp:
-        return ""
+        return None
     try:
         moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
-        return timestamp[:16].replace("T", " ")
+        return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone().replace(tzinfo=None)
+
+
+def format_time(timestamp: str) -> str:
+    """ISO timestamp → local "YYYY-MM-DD HH:MM" ('' when absent)."""
+    moment = local_time(timestamp)
+    if moment is None:
+        return timestamp[:16].replace("T", " ")
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def _owner(transcript: Transcript, turn: Turn) -> Transcript:
