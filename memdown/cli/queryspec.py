@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..errors import UsageError
+from ..services.queries import FILTERS
 
 
 class Opt(NamedTuple):
@@ -62,7 +63,7 @@ def request_for(command: str, values: dict[str, Any]) -> tuple[str, dict[str, An
     concepts = list(values.get("concepts") or ())
     if not text and not concepts:
         raise UsageError("give a query, or two or more --concept options")
-    filters = {name: values.get(name) for name in ("k", "kind", "since", "until", "source", "mode")}
+    filters = {name: values.get(name) for name in FILTERS}
     if concepts:
         return "concepts", {"concepts": ([text] if text else []) + concepts, **filters}
     return "search", {"query": text, **filters}

@@ -12,11 +12,12 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from ..api import Memory
 
-_FILTERS = ("k", "kind", "since", "until", "source", "mode")
+# The search filters every query op accepts (the CLI builds its requests from this too).
+FILTERS = ("k", "kind", "since", "until", "source", "mode")
 
 
 def run_query(mem: "Memory", op: str, params: dict[str, Any], *, refresh: bool = True) -> Any:
-    filters = {name: params.get(name) for name in _FILTERS}
+    filters = {name: params.get(name) for name in FILTERS}
     if op == "search":
         return [h.to_dict() for h in mem.search(params.get("query", ""), refresh=refresh, **filters)]
     if op == "concepts":
