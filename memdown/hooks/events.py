@@ -195,6 +195,21 @@ def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
     return _context("PostToolUseFailure", fix) if fix else {}
 
 
+# --- PreToolUse (matcher "Skill") ----------------------------------------------
+
+# memdown's own read-only recall skill may run without a permission rule; any
+# other skill (and any other tool) is left to the user's settings.
+RECALL_SKILL = "memdown:memory-recall"
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") != "Skill" or not isinstance(tool_input, dict) or tool_input.get("skill") != RECALL_SKILL:
+        return {}
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "permissionDecisionReason": "memdown: read-only memory recall"}}
+
+
 HANDLERS: dict[str, Handler] = {
     "SessionStart": session_start,
     "UserPromptSubmit": user_prompt,
@@ -202,4 +217,5 @@ HANDLERS: dict[str, Handler] = {
     "PreCompact": _capture("precompact"),
     "SessionEnd": _capture("sessionend"),
     "PostToolUseFailure": tool_failure,
+    "PreToolUse": pre_tool_use,
 }

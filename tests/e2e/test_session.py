@@ -1,0 +1,57 @@
+"""A whole session in the real client: turns, Stop, resume, compaction, SessionEnd."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import Reply, Request, summary_reply, wait_for_workers, wait_until
+
+pytestmark = pytest.mark.e2e
+
+DECISION = "Keep the retry budget at 3 attempts because the upstream API rate-limits bursts"
+
+
+def main_agent(req: Request) -> Reply:
+    summary = summary_reply(req)
+    if summary:
+        return summary
+    prompt = req.last_user_text()
+    if "compact" in req.system_text.lower() and "summar" in prompt.lower():
+        return Reply.text("<summary>We discussed the retry budget (3 attempts).</summary>")
+    if "retry budget" in prompt:
+        return Reply.text(f"Agreed. Decision: {DECISION}.")
+    return Reply.text("Done: the second turn changed nothing else.")
+
+
+def test_turns_then_stop_write_an_anchored_entry(make_world) -> None:
+    world = make_world(main_agent).with_memdown_on_path().init_memory()
+    first = world.claude("What retry budget should the upload client use? Decide and record it.")
+    assert first.proc.returncode == 0, first.proc.stderr
+    assert DECISION in first.out
+    second = world.claude("Anything else to change in the uploader?", resume=first.session_id)
+    assert second.proc.returncode == 0, second.proc.stderr
+
+    # Every memdown hook the client ran finished with status 0.
+    for run in (first, second):
+        events = {h.event for h in run.hooks()}
+        assert {"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"} <= events, run.debug_log[-3000:]
+        assert all(h.status == 0 for h in run.hooks())
+    assert [h.matcher for h in first.hooks("SessionStart")] == ["startup"]
+    assert [h.matcher for h in second.hooks("SessionStart")] == ["resume"]
+
+    # The Stop hook's detached worker summarized each turn with `claude -p --model haiku`
+    # through the same fake server, and the entry landed with its anchor.
+    wait_for_workers(world)
+    text = wait_until(lambda: world.daily_text().count("session:") >= 2 and world.daily_text(), 60,
+                      "both turns in the daily file")
+    haiku = world.api.message_requests("claude-haiku")
+    assert haiku, "the summarizer never reached the fake server"
+    assert "retry budget" in haiku[0].all_text()
+    assert "Decided to keep the retry budget at 3 attempts" in text
+    anchors = re.findall(r"<!-- session:(\S+) turn:(\S+) transcript:(\S+) -->", text)
+    assert {a[0] for a in anchors} == {first.session_id}, text
+    transcript = world.transcript(first.session_id)
+    assert transcript.exists()
+    assert all(a[2].endswith(f"{first.session_id}.jsonl") for a in anchors), anchors
+    print(f"\n[e2e] entries: {len(anchors)}; haiku summary calls: {len(haiku)}")
