@@ -35,7 +35,8 @@ RECALL_SKILL = "memdown:memory-recall"
 SKILL_BODY_MARK = "# Recall from memdown memory"  # the first heading of skills/memory-recall/SKILL.md
 HOOK_LINE = re.compile(r"Hooks: (?P<event>[A-Za-z]+)(?::(?P<matcher>\S+))? \[(?P<cmd>.*?)\].* finished with status "
                        r"(?P<status>-?\d+) \((?P<ms>\d+)ms\)")
-END_LINE = re.compile(r"(?P<event>SessionEnd)(?::(?P<matcher>\S+))? \[(?P<cmd>.*?)\] completed with status (?P<status>-?\d+)")
+# PreCompact and SessionEnd are logged without a duration in 2.1.328.
+END_LINE = re.compile(r"\] (?P<event>[A-Za-z]+)(?::(?P<matcher>\S+))? \[(?P<cmd>.*?)\] completed with status (?P<status>-?\d+)")
 
 _cli_cache: dict[str, Any] = {}
 
