@@ -183,9 +183,11 @@ class World:
     def claude(self, prompt: str, *, resume: str | None = None, args: tuple[str, ...] = (),
                timeout: float = 180, **env: str) -> Run:
         debug = self.tmp / f"debug-{len(self.runs)}.log"
-        session_id = resume or str(uuid.uuid4())
+        forking = "--fork-session" in args
+        session_id = str(uuid.uuid4()) if forking or not resume else resume
         cmd = [str(self.bin / "claude"), "-p", "--plugin-dir", str(REPO), "--debug-file", str(debug),
-               *(["--resume", resume] if resume else ["--session-id", session_id]), *args, "--", prompt]
+               *(["--resume", resume] if resume else []), *([] if resume and not forking else ["--session-id", session_id]),
+               *args, "--", prompt]
         proc = subprocess.run(cmd, cwd=self.project, env=self.env(**env), capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
         run = Run(proc, debug.read_text(encoding="utf-8", errors="replace") if debug.exists() else "", session_id)

@@ -39,19 +39,42 @@ def test_turns_then_stop_write_an_anchored_entry(make_world) -> None:
         assert all(h.status == 0 for h in run.hooks())
     assert [h.matcher for h in first.hooks("SessionStart")] == ["startup"]
     assert [h.matcher for h in second.hooks("SessionStart")] == ["resume"]
+    # A forked session (SessionStart source "fork") gets memdown's SessionStart too.
+    fork = world.claude("Branch off: what about the download client?", resume=first.session_id,
+                        args=("--fork-session",))
+    assert fork.proc.returncode == 0, fork.proc.stderr
+    print("\n[e2e] fork run SessionStart matchers:", [h.matcher for h in fork.hooks("SessionStart")])
+    assert [h.matcher for h in fork.hooks("SessionStart")] == ["fork"], fork.debug_log[-3000:]
+    assert all(h.status == 0 for h in fork.hooks())
 
     # The Stop hook's detached worker summarized each turn with `claude -p --model haiku`
     # through the same fake server, and the entry landed with its anchor.
     wait_for_workers(world)
-    text = wait_until(lambda: world.daily_text().count("session:") >= 2 and world.daily_text(), 60,
-                      "both turns in the daily file")
+    text = wait_until(lambda: world.daily_text().count(f"session:{first.session_id}") >= 2
+                      and f"session:{fork.session_id}" in world.daily_text() and world.daily_text(),
+                      60, "both turns and the fork's turn in the daily file")
     haiku = world.api.message_requests("claude-haiku")
     assert haiku, "the summarizer never reached the fake server"
     assert "retry budget" in haiku[0].all_text()
     assert "Decided to keep the retry budget at 3 attempts" in text
     anchors = re.findall(r"<!-- session:(\S+) turn:(\S+) transcript:(\S+) -->", text)
-    assert {a[0] for a in anchors} == {first.session_id}, text
+    assert {a[0] for a in anchors} == {first.session_id, fork.session_id}, text
+    assert len([a for a in anchors if a[0] == first.session_id]) == 2
     transcript = world.transcript(first.session_id)
     assert transcript.exists()
-    assert all(a[2].endswith(f"{first.session_id}.jsonl") for a in anchors), anchors
+    assert all(a[2].endswith(f"{a[0]}.jsonl") for a in anchors), anchors
     print(f"\n[e2e] entries: {len(anchors)}; haiku summary calls: {len(haiku)}")
+
+
+@pytest.mark.xfail(strict=False, reason="found by the e2e suite: a --fork-session copy of earlier turns is recorded "
+                   "again under the fork's session id (capture, not issue #8 scope)")
+def test_a_forked_session_does_not_record_the_parents_turns_again(make_world) -> None:
+    world = make_world(main_agent).with_memdown_on_path().init_memory()
+    first = world.claude("What retry budget should the upload client use? Decide and record it.")
+    wait_for_workers(world)
+    wait_until(lambda: f"session:{first.session_id}" in world.daily_text(), 60, "the first entry")
+    fork = world.claude("Branch off: what about the download client?", resume=first.session_id,
+                        args=("--fork-session",))
+    wait_for_workers(world)
+    wait_until(lambda: f"session:{fork.session_id}" in world.daily_text(), 60, "the fork's entry")
+    assert world.daily_text().count("<!-- session:") == 2, world.daily_text()
