@@ -181,15 +181,22 @@ def run_session(cli: str, plugin: Path, marker: str, skill: str, tmp: Path, venv
     return client_timings(debug.read_text(errors="replace"), marker)
 
 
-def shell_costs(venv: Path, runs: int) -> dict[str, float]:
+def shell_costs(venv: Path, runs: int) -> dict[str, tuple[float, float]]:
     """Outside the client: where the milliseconds of one memdown hook call go."""
-    def median_ms(cmd: list[str], env: dict[str, str], stdin: str = "{}") -> float:
-        times = []
+    def median_ms(cmd: list[str], env: dict[str, str], stdin: bytes = b"{}") -> tuple[float, float]:
+        """(wall, CPU user+sys of the child and its children): CPU barely moves with the load."""
+        wall, cpu = [], []
         for _ in range(runs):
             started = time.perf_counter()
-            subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env)
-            times.append(1000 * (time.perf_counter() - started))
-        return statistics.median(times)
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, env=env)
+            proc.stdin.write(stdin)
+            proc.stdin.close()
+            _, _, usage = os.wait4(proc.pid, 0)
+            proc.returncode = 0
+            wall.append(1000 * (time.perf_counter() - started))
+            cpu.append(1000 * (usage.ru_utime + usage.ru_stime))
+        return statistics.median(wall), statistics.median(cpu)
 
     tmp = Path(tempfile.mkdtemp(prefix="memdown-shellcost-"))
     stub_data = tmp / "data"
@@ -268,9 +275,9 @@ def main() -> None:
         print(f"{event + ('*' if event == 'SessionEnd' else ''):18} {med:11.0f} "
               f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
     print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
-    print(f"\nshell-level costs outside the client, median of {args.shell_runs}")
-    for label, ms in shell.items():
-        print(f"  {label:55} {ms:7.1f} ms")
+    print(f"\nshell-level costs outside the client, median of {args.shell_runs} (wall / CPU user+sys)")
+    for label, (wall, cpu) in shell.items():
+        print(f"  {label:55} {wall:7.1f} ms  {cpu:6.1f} ms CPU")
     print(f"\nload average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f} "
           f"(cores: {os.cpu_count()})")
 

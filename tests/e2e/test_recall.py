@@ -120,3 +120,16 @@ def test_without_memdown_hooks_recall_is_denied_in_print_mode(make_world) -> Non
     assert run.proc.returncode == 0, run.proc.stderr
     assert not script.fork_commands
     assert script.main_results and "Skill(memdown:memory-recall)" in script.main_results[0]
+
+
+def test_a_user_deny_rule_still_wins_over_the_hook(make_world) -> None:
+    """The hook's allow skips the prompt only; the user's deny rule for the skill still holds."""
+    script = Script()
+    world = make_world(script).with_memdown_on_path().init_memory()
+    settings = world.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"deny": [f"Skill({RECALL_SKILL})"]}}))
+    run = world.claude(QUESTION)
+    assert run.proc.returncode == 0, run.proc.stderr
+    assert not script.fork_commands, "the skill ran despite the deny rule"
+    assert script.main_results and "completed (forked execution)" not in script.main_results[0]
