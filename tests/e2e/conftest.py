@@ -253,8 +253,36 @@ def is_recall_fork(req: Request) -> bool:
     return SKILL_BODY_MARK in req.all_text() or SKILL_BODY_MARK in req.system_text
 
 
-def tool_result_texts(req: Request) -> list[str]:
-    return req.tool_results()
+class RecallScript:
+    """Plays the main agent (calls the recall Skill, then answers with its result) and the
+    forked recall agent (``fork``); records what each saw. Subclasses script the fork."""
+
+    skill_args = "past decisions"
+    first_prompts: dict[str, str] = {}  # prompt substring -> plain answer (turns that do not recall)
+
+    def __init__(self) -> None:
+        self.fork_commands: list[str] = []
+        self.fork_results: list[str] = []
+        self.main_results: list[str] = []
+
+    def __call__(self, req: Request) -> Reply:
+        summary = summary_reply(req)
+        if summary:
+            return summary
+        if is_recall_fork(req):
+            return self.fork(req)
+        prompt = req.last_user_text()
+        for needle, answer in self.first_prompts.items():
+            if needle in prompt:
+                return Reply.text(answer)
+        result = req.last_tool_result()
+        if result is None:
+            return Reply.tool("Skill", {"skill": RECALL_SKILL, "args": self.skill_args})
+        self.main_results.append(result)
+        return Reply.text(f"MAIN AGENT ANSWER based on recall: {result[:2000]}")
+
+    def fork(self, req: Request) -> Reply:
+        raise NotImplementedError
 
 
 def json_from(text: str) -> Any:

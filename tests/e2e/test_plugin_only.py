@@ -12,35 +12,25 @@ import time
 
 import pytest
 
-from .conftest import REPO, RECALL_SKILL, Reply, Request, is_recall_fork, summary_reply, wait_for_workers, wait_until
+from .conftest import REPO, RecallScript, Reply, Request, wait_for_workers, wait_until
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"
 
 
-class Script:
-    def __init__(self) -> None:
-        self.fork_results: list[str] = []
-        self.main_results: list[str] = []
+class Script(RecallScript):
+    """The fork runs `memdown stats --json` and hands its output back."""
 
-    def __call__(self, req: Request) -> Reply:
-        summary = summary_reply(req)
-        if summary:
-            return summary
-        if is_recall_fork(req):
-            results = req.tool_results()
-            if not results:
-                return Reply.tool("Bash", {"command": "memdown stats --json", "description": "memdown stats"})
-            self.fork_results.append(results[-1])
-            return Reply.text(f"FORK SAW: {results[-1][:1500]}")
-        if "recall" not in req.last_user_text():
-            return Reply.text("Noted: the build uses make, not ninja.")
-        result = req.last_tool_result()
-        if result is None:
-            return Reply.tool("Skill", {"skill": RECALL_SKILL, "args": "build tool"})
-        self.main_results.append(result)
-        return Reply.text("ok")
+    skill_args = "build tool"
+    first_prompts = {"Which build tool": "Noted: the build uses make, not ninja."}
+
+    def fork(self, req: Request) -> Reply:
+        results = req.tool_results()
+        if not results:
+            return Reply.tool("Bash", {"command": "memdown stats --json", "description": "memdown stats"})
+        self.fork_results.append(results[-1])
+        return Reply.text(f"FORK SAW: {results[-1][:1500]}")
 
 
 def test_plugin_only_install_bootstraps_and_puts_memdown_on_the_bash_path(make_world) -> None:

@@ -12,8 +12,7 @@ import shlex
 
 import pytest
 
-from .conftest import (RECALL_SKILL, Reply, Request, World, is_recall_fork, json_from, summary_reply,
-                       wait_for_workers, wait_until)
+from .conftest import RECALL_SKILL, RecallScript, Reply, Request, World, json_from, wait_for_workers, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -25,28 +24,11 @@ def _bash(command: str) -> Reply:
     return Reply.tool("Bash", {"command": command, "description": "memdown recall step"})
 
 
-class Script:
-    """Plays the main agent and the forked recall agent; records what each saw."""
+class Script(RecallScript):
+    """The fork runs search → expand → transcript, one step per model call."""
 
-    def __init__(self) -> None:
-        self.fork_commands: list[str] = []
-        self.fork_results: list[str] = []
-        self.main_results: list[str] = []
-
-    def __call__(self, req: Request) -> Reply:
-        summary = summary_reply(req)
-        if summary:
-            return summary
-        if is_recall_fork(req):
-            return self.fork(req)
-        prompt = req.last_user_text()
-        if "retry budget should" in prompt:
-            return Reply.text(f"Agreed. Decision: {DECISION}.")
-        result = req.last_tool_result()
-        if result is None:
-            return Reply.tool("Skill", {"skill": RECALL_SKILL, "args": "retry budget decision"})
-        self.main_results.append(result)
-        return Reply.text(f"MAIN AGENT ANSWER based on recall: {result[:2000]}")
+    skill_args = "retry budget decision"
+    first_prompts = {"retry budget should": f"Agreed. Decision: {DECISION}."}
 
     def fork(self, req: Request) -> Reply:
         results = req.tool_results()
