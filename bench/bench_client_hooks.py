@@ -190,8 +190,11 @@ def shell_costs(venv: Path, runs: int) -> dict[str, tuple[float, float]]:
             started = time.perf_counter()
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, env=env)
-            proc.stdin.write(stdin)
-            proc.stdin.close()
+            try:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+            except BrokenPipeError:  # e.g. `python -c pass` never reads its stdin
+                pass
             _, _, usage = os.wait4(proc.pid, 0)
             proc.returncode = 0
             wall.append(1000 * (time.perf_counter() - started))
@@ -258,10 +261,7 @@ def main() -> None:
                 results[name].setdefault(event, []).append(ms)
         loads.append(os.getloadavg()[0])
         print(f"  session {i + 1}/{args.sessions} done (load {loads[-1]:.2f})", flush=True)
-    shell = shell_costs(venv, args.shell_runs)
-    loads.append(os.getloadavg()[0])
-    shutil.rmtree(scratch, ignore_errors=True)
-
+    (WORK / "results.json").write_text(json.dumps({"version": version, "sessions": results}, indent=1))
     print(f"\nclient-measured hook time, median of {args.sessions} sessions ({version}, --debug-file)")
     print(f"{'hook':18} {'memdown ms':>11} {'floor ms':>9} {'goal':>8}  n")
     for event in EVENTS:
@@ -275,6 +275,10 @@ def main() -> None:
         print(f"{event + ('*' if event == 'SessionEnd' else ''):18} {med:11.0f} "
               f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
     print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
+    shell = shell_costs(venv, args.shell_runs)
+    loads.append(os.getloadavg()[0])
+    shutil.rmtree(scratch, ignore_errors=True)
+
     print(f"\nshell-level costs outside the client, median of {args.shell_runs} (wall / CPU user+sys)")
     for label, (wall, cpu) in shell.items():
         print(f"  {label:55} {wall:7.1f} ms  {cpu:6.1f} ms CPU")
