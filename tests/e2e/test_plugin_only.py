@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +19,14 @@ from .conftest import REPO, RecallScript, Reply, Request, wait_for_workers, wait
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"
+
+
+def _python3_for_the_bootstrap(world) -> None:
+    """The bootstrap runs `python3 -m venv`; memdown needs 3.11+. Use the system's when it is new enough."""
+    probe = subprocess.run(["python3", "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                           env=world.env(), capture_output=True, text=True)
+    if probe.stdout.strip() != "True":
+        (world.bin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
 
 
 class Script(RecallScript):
@@ -36,6 +46,7 @@ class Script(RecallScript):
 def test_plugin_only_install_bootstraps_and_puts_memdown_on_the_bash_path(make_world) -> None:
     script = Script()
     world = make_world(script).init_memory()
+    _python3_for_the_bootstrap(world)
     assert not (world.bin / "memdown").exists() and shutil.which("memdown", path=world.env()["PATH"]) is None
 
     first = world.claude("Which build tool do we use here?")
