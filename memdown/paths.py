@@ -201,6 +201,11 @@ def ledger_file() -> Path:
     return memdown_home() / "ledger.json"
 
 
+def approvals_file() -> Path:
+    """Promotions approved on this machine (never in the repository: its memory is untrusted)."""
+    return memdown_home() / "approvals.jsonl"
+
+
 GITIGNORE_LINES = (
     "index/",
     "logs/",
