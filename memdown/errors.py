@@ -76,3 +76,7 @@ class NotApprovedError(MemdownError):
     """A change to CLAUDE.md that no one approved on this machine (repository memory is untrusted)."""
 
     exit_code = 9
+
+
+class NotATranscriptError(InputFileError):
+    """A path ``memdown transcript`` refuses: not a Claude Code transcript it may read."""
