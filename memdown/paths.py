@@ -177,10 +177,39 @@ def socket_path(root: Path) -> Path:
     """
     import hashlib
 
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return runtime_dir() / f"{digest}.sock"
+
+
+def runtime_dir() -> Path:
+    """``memdown-<uid>`` under ``XDG_RUNTIME_DIR``, else ``TMPDIR``, else ``/tmp``.
+
+    In a shared temp dir another user can create this folder first: the
+    daemon refuses to serve from it and the client refuses to connect to it
+    unless :func:`private_dir_problem` finds nothing wrong.
+    """
     # Not tempfile.gettempdir(): importing tempfile costs the warm CLI ~5 ms.
     base = _env_path("XDG_RUNTIME_DIR") or _env_path("TMPDIR") or Path("/tmp")
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return base / f"memdown-{os.getuid()}" / f"{digest}.sock"
+    return base / f"memdown-{os.getuid()}"
+
+
+def private_dir_problem(folder: Path) -> str | None:
+    """Why ``folder`` is not a private folder of ours (lstat: a real folder, our uid, mode 0700), or None."""
+    import stat
+
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return f"{folder} does not exist"
+    except OSError as exc:
+        return f"{folder}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder (a symlink?)"
+    if st.st_uid != os.getuid():
+        return f"{folder} is owned by uid {st.st_uid}, not {os.getuid()}"
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        return f"{folder} has mode {stat.S_IMODE(st.st_mode):04o}, not 0700"
+    return None
 
 
 # --- in the user's data folder ---------------------------------------------
