@@ -15,6 +15,20 @@ import os
 from pathlib import Path
 
 MEMORY_DIR_NAME = ".memdown"
+# Files that are never committed (state, caches, ledger, backups, pid file) are written 0600:
+# fsutil's atomic write gives new files 0644 whatever the umask (``private_umask`` covers the rest).
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_umask() -> None:
+    """Make everything this process creates private to the user (0600 files, 0700 folders).
+
+    Called once at each process edge (``memdown.entry.main``: the CLI, the
+    hook runner, the detached worker and the daemon all start there), instead
+    of a chmod after every write.
+    """
+    current = os.umask(0o077)
+    os.umask(current | 0o077)
 
 
 def _env_path(name: str) -> Path | None:

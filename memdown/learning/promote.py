@@ -154,7 +154,7 @@ def backup(root: Path, path: Path, target: str) -> Path | None:
         return None
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     dest = Path(root) / "backups" / f"{stamp}-{target}-{Path(path).name}"
-    atomic_write_bytes(dest, data)
+    atomic_write_bytes(dest, data, mode=paths.PRIVATE_FILE_MODE)  # a copy of ~/.claude/CLAUDE.md stays private
     return dest
 
 
