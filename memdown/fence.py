@@ -58,7 +58,7 @@ FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((reason, re.compile(patte
                     r"\bsudo\b"),
     ("sensitive-path", r"~/\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:passwd|shadow|sudoers)\b|\.aws/credentials\b|"
                        r"\.netrc\b|\.git-credentials\b|\.claude/(?:settings|CLAUDE)"),
-    ("exfiltration", r"\b(?:send|post|upload|exfiltrate|leak|forward)\b[^.\n]{0,60}\b(?:https?://|webhook|pastebin|"
+    ("exfiltration", r"\b(?:send|post|upload|exfiltrate|leak|forward)\b[^\n]{0,80}(?:https?://|webhook|pastebin|"
                      r"ngrok|requestbin)|\bhttps?://[^\s]+\?(?:[^\s]*=)\$"),
 ))
 
