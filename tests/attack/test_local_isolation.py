@@ -130,7 +130,7 @@ def test_user_prompt_hook_shows_no_forged_hits_from_a_squatter(memory_root: Path
         os.chown(sock_path.parent, NOBODY, NOBODY)
         payload = json.dumps({"session_id": "s1", "prompt": "what did we do before about the deploy?",
                               "cwd": str(memory_root.parent), "hook_event_name": "UserPromptSubmit"})
-        out = json.loads(_hook("UserPromptSubmit", payload).stdout)
+        out = json.loads(_hook("UserPromptSubmit", payload, env={"MEMDOWN_HOOK_SYNC": "1"}).stdout)  # no 1 s alarm
         context = out.get("hookSpecificOutput", {}).get("additionalContext", "")
         assert "memdown memory" in context and "FORGED" not in context and received == []
     finally:
