@@ -198,13 +198,25 @@ def socket_path(root: Path) -> Path:
 def runtime_dir() -> Path:
     """``memdown-<uid>`` under ``XDG_RUNTIME_DIR``, else ``TMPDIR``, else ``/tmp``.
 
-    In a shared temp dir another user can create this folder first: the
-    daemon refuses to serve from it and the client refuses to connect to it
-    unless :func:`private_dir_problem` finds nothing wrong.
+    In a shared temp dir another user can create this folder first. The
+    client refuses to connect unless :func:`private_dir_problem` finds nothing
+    wrong, and when the folder is taken (not ours, or not a folder) both sides
+    move to ``MEMDOWN_HOME/run`` instead, so a squatter cannot deny the live
+    index either (unless that path is too long for a Unix socket).
     """
     # Not tempfile.gettempdir(): importing tempfile costs the warm CLI ~5 ms.
     base = _env_path("XDG_RUNTIME_DIR") or _env_path("TMPDIR") or Path("/tmp")
-    return base / f"memdown-{os.getuid()}"
+    primary = base / f"memdown-{os.getuid()}"
+    try:
+        st = os.lstat(primary)
+    except OSError:
+        return primary
+    import stat
+
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+        return primary
+    fallback = memdown_home() / "run"
+    return fallback if len(os.fsencode(str(fallback))) + 22 < 104 else primary  # + "/<16 hex>.sock"
 
 
 def private_dir_problem(folder: Path) -> str | None:

@@ -178,3 +178,23 @@ def test_every_private_file_is_private_after_a_real_session(memory_root: Path, i
     finally:
         lifecycle.stop(memory_root, timeout=10)
     shutil.rmtree(paths.runtime_dir(), ignore_errors=True)
+
+
+def test_a_squatted_runtime_folder_moves_the_socket_to_memdown_home(memory_root: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another user's /tmp/memdown-<uid> cannot deny the live index: both sides use MEMDOWN_HOME/run."""
+    from memdown.daemon.transport import prepare_socket_dir
+
+    if os.getuid() != 0:
+        pytest.skip("simulating another user's folder needs root (chown)")
+    memory_root.mkdir(parents=True)
+    short_home = Path(os.environ["XDG_RUNTIME_DIR"]) / "h"  # socket paths must stay short
+    monkeypatch.setenv("MEMDOWN_HOME", str(short_home))
+    primary = paths.runtime_dir()
+    primary.mkdir(mode=0o777)
+    assert paths.socket_path(memory_root).parent == primary  # ours: kept (the daemon fixes its mode)
+    os.chown(primary, NOBODY, NOBODY)
+    moved = paths.socket_path(memory_root)
+    assert moved.parent == paths.memdown_home() / "run"
+    prepare_socket_dir(moved)
+    assert paths.private_dir_problem(moved.parent) is None
