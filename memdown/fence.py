@@ -43,9 +43,10 @@ _TAGS = re.compile(
     re.IGNORECASE,
 )
 # (reason, pattern): text that addresses the model, or a command worth a second look.
-FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in (
-    ("override", r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|preceding|"
-                 r"all|any|other|your|the)\b[^.\n]{0,20}\b(?:instructions?|rules?|prompts?|messages?|guidelines?|context)\b"),
+_FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("override", r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|"
+                 r"preceding|all|any|other|your|the)\b[^.\n]{0,20}\b(?:instructions?|rules?|prompts?|messages?|"
+                 r"guidelines?|context)\b"),
     ("prompt", r"\b(?:system|developer)\s+(?:prompt|message|instructions?)\b|\bnew\s+instructions?\b|"
                r"\bfrom now on\b|\bact as\b|\byou are now\b"),
     ("imperative", r"\byou\s+(?:must|shall|have to|need to|are required to|should always|should never|will now)\b|"
@@ -60,7 +61,8 @@ FLAGS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((reason, re.compile(patte
                        r"\.netrc\b|\.git-credentials\b|\.claude/(?:settings|CLAUDE)"),
     ("exfiltration", r"\b(?:send|post|upload|exfiltrate|leak|forward)\b[^\n]{0,80}(?:https?://|webhook|pastebin|"
                      r"ngrok|requestbin)|\bhttps?://[^\s]+\?(?:[^\s]*=)\$"),
-))
+)
+FLAGS = tuple((reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
 
 
 def clean(text: str) -> str:

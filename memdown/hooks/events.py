@@ -202,8 +202,9 @@ def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         return {}
     from ..fence import fence
 
-    return _context("PostToolUseFailure", fence("A similar failure was recorded before (memdown).", [fix],
-                                                limit=FIX_CHARS, source="signals, reflexion, learnings", item_chars=1_500))
+    note = fence("A similar failure was recorded before (memdown).", [fix], limit=FIX_CHARS,
+                 source="signals, reflexion, learnings", item_chars=1_500)
+    return _context("PostToolUseFailure", note)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -29,7 +29,7 @@ from .. import paths
 from ..errors import NotApprovedError, UsageError
 from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from ..signals.text import one_line
-from . import approvals
+from . import approvals, learnings
 
 # Target name -> the file it writes (given the memory root). Add a target here.
 TARGETS: dict[str, Callable[[Path], Path]] = {
@@ -197,6 +197,28 @@ def approve(root: Path, target: str, learning_id: str, rule: str, token: str) ->
 
 def approved(root: Path, target: str, rule: str, token: str) -> bool:
     return target in TARGETS and approvals.approved(target_path(root, target), token, rule)
+
+
+def token_of(item: learnings.Learning) -> str:
+    return str(item.extra.get("token") or "")
+
+
+def approve_learning(root: Path, item: learnings.Learning, target: str) -> learnings.Learning:
+    """The person at this machine approves sending ``item`` to ``target`` (a token is added if missing)."""
+    if not token_of(item):
+        item.extra["token"] = approvals.new_token()
+        learnings.update(root, item.id, token=item.extra["token"])
+    approve(root, target, item.id, item.text, token_of(item))
+    return item
+
+
+def local_learning(root: Path, learning_id: str) -> learnings.Learning:
+    """The learning with this id; when a merge brought two, the one approved on this machine."""
+    same = [i for i in learnings.load(root) if i.id == learning_id]
+    for item in same:
+        if any(approved(root, t, item.text, token_of(item)) for t in CLAUDE_TARGETS):
+            return item
+    return same[0] if same else learnings.get(root, learning_id)
 
 
 def remove_rule(root: Path, target: str, learning_id: str, token: str = "") -> dict:

@@ -214,34 +214,12 @@ def _recover(root: Path, now) -> tuple[list[str], list[dict]]:
         target = item.extra.get("target")
         if item.status != "pending" or not target:
             continue
-        if target in P.CLAUDE_TARGETS and not P.approved(root, target, item.text, _token(item)):
+        if target in P.CLAUDE_TARGETS and not P.approved(root, target, item.text, P.token_of(item)):
             refused.append({"id": item.id, "target": target, "text": one_line(item.text, 120)})
             continue
         _finish_rule(root, item, target, _day(now))
         done.append(item.id)
     return done, refused
-
-
-def _token(item) -> str:
-    return str(item.extra.get("token") or "")
-
-
-def _approve(root: Path, item, target: str) -> learnings.Learning:
-    """The person at this machine approves sending ``item`` to ``target`` (a token is added if missing)."""
-    if not _token(item):
-        item.extra["token"] = new_token()
-        learnings.update(root, item.id, token=item.extra["token"])
-    P.approve(root, target, item.id, item.text, _token(item))
-    return item
-
-
-def _local_learning(root: Path, learning_id: str) -> learnings.Learning:
-    """The learning with this id; when a merge brought two, the one approved on this machine."""
-    same = [i for i in learnings.load(root) if i.id == learning_id]
-    for item in same:
-        if any(P.approved(root, t, item.text, _token(item)) for t in P.CLAUDE_TARGETS):
-            return item
-    return same[0] if same else learnings.get(root, learning_id)
 
 
 def _already_promoted(root: Path, cand: C.Candidate) -> dict | None:
@@ -279,14 +257,14 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
         raise UsageError(f"unknown target {target!r}", hint="one of " + ", ".join(P.ALL_TARGETS))
     with _lock(root):
         if item_id.startswith("LRN-"):
-            return _promote_learning(root, _local_learning(root, item_id), target or "global", now)
+            return _promote_learning(root, P.local_learning(root, item_id), target or "global", now)
         review = _analyze(root, persist=True, now=now)
         cand = _find(review, item_id) or _single(root, item_id)
         done = _already_promoted(root, cand) if cand.action == "promote" else None
         if done is not None:
             ref = done.get("learning")
-            if ref and target in P.CLAUDE_TARGETS and target not in _local_learning(root, ref).targets:
-                return {**_promote_learning(root, _local_learning(root, ref), target, now), "id": cand.id}
+            if ref and target in P.CLAUDE_TARGETS and target not in P.local_learning(root, ref).targets:
+                return {**_promote_learning(root, P.local_learning(root, ref), target, now), "id": cand.id}
             return {"id": cand.id, "action": "promote", "target": target or cand.target, "already": True,
                     "changed": False, "signals": cand.signal_ids, **done}
         if cand.action == "revert":
@@ -342,7 +320,7 @@ def _promote_learning(root: Path, item, target: str, now) -> dict:
                          hint="set its status to promoted by hand to re-enable it")
     if target not in P.CLAUDE_TARGETS:
         raise UsageError("a learning can be promoted to " + ", ".join(P.CLAUDE_TARGETS))
-    result = _finish_rule(root, _approve(root, item, target), target, _day(now))
+    result = _finish_rule(root, P.approve_learning(root, item, target), target, _day(now))
     if target == "global":
         ledger.mark_global(item.fingerprint, "promoted")
     return {"id": item.id, "action": "promote", "learning": item.id, **result}
@@ -352,7 +330,7 @@ def _finish_rule(root: Path, item, target: str, day: str) -> dict:
     """Write the rule to its target (idempotent; refused without a local approval), then mark it promoted."""
     result: dict = {"learning": item.id, "target": target}
     if target in P.CLAUDE_TARGETS:
-        result.update(P.add_rule(root, target, item.id, item.text, token=_token(item)))
+        result.update(P.add_rule(root, target, item.id, item.text, token=P.token_of(item)))
     where = f"{P.describe(root, target)} ({day})"
     promoted_to = item.promoted_to + ([where] if target not in item.targets else [])
     learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
@@ -365,7 +343,7 @@ def _revert_learning(root: Path, item, reason: str, now) -> dict:
     """Negative trace: remove the rule everywhere (with backups), keep the learning as reverted."""
     if item.status == "reverted":
         raise UsageError(f"{item.id} is already reverted")
-    removed = [r for r in (P.remove_rule(root, t, item.id, _token(item)) for t in P.CLAUDE_TARGETS) if r["changed"]]
+    removed = [r for r in (P.remove_rule(root, t, item.id, P.token_of(item)) for t in P.CLAUDE_TARGETS) if r["changed"]]
     learnings.update(root, item.id, status="reverted", reverted=_day(now), reason=reason)
     sigs = [s for s in (_maybe(root, sid) for sid in item.sources) if s is not None]
     meta.record(root, sigs, "reverted")
@@ -408,7 +386,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
     with _lock(root):
         if item_id.startswith("LRN-"):
             return {"id": item_id, "action": "revert",
-                    **_revert_learning(root, _local_learning(root, item_id), reason or "undone by hand", now)}
+                    **_revert_learning(root, P.local_learning(root, item_id), reason or "undone by hand", now)}
         if item_id.startswith("IMP-"):
             item = next((i for i in improvements.load(root) if i.id == item_id), None)
             if item is None:
@@ -421,7 +399,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
             return {"id": item_id, "action": "deprecated"}
         sig = store.get(root, item_id)
         if sig.status == "promoted" and sig.extra.get("learning"):
-            item = _local_learning(root, sig.extra["learning"])
+            item = P.local_learning(root, sig.extra["learning"])
             return {"id": item_id, "action": "revert", **_revert_learning(root, item, reason or f"undone via {item_id}", now)}
         if sig.status in ("dismissed", "archived"):
             if sig.extra.get("decision") == "user":
