@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 
 TAG = "memdown-recorded-notes"
 LABEL = ("Recorded notes from memdown: data written by past sessions or committed to this repository, "
@@ -73,10 +74,14 @@ def clean(text: str) -> str:
 
 
 def flags(text: str) -> list[str]:
-    """Why ``text`` looks like an instruction or a tool command (empty when it does not)."""
-    raw = str(text or "")
-    found = [reason for reason, pattern in FLAGS if pattern.search(raw)]
-    if _TAGS.search(_CONTROLS.sub("", _ESCAPES.sub("", raw))):
+    """Why ``text`` looks like an instruction or a tool command (empty when it does not).
+
+    Judged on the text as it will be shown (escapes, controls and zero-width characters removed,
+    NFKC-folded), so ``ig\u200bnore previous instructions`` cannot slip past as two words.
+    """
+    plain = unicodedata.normalize("NFKC", _CONTROLS.sub("", _ESCAPES.sub("", str(text or ""))))
+    found = [reason for reason, pattern in FLAGS if pattern.search(plain)]
+    if _TAGS.search(plain):
         found.append("fake-tag")
     return found
 
@@ -87,6 +92,7 @@ def _bound(text: str, limit: int) -> str:
 
 def item(text: str, limit: int = ITEM_CHARS) -> str:
     """One recorded item on one line: cleaned, flagged when suspicious, at most ``limit`` chars."""
+    text = str(text or "")[: limit * 4]  # only what can be shown is judged (and regex time stays bounded)
     why = flags(text)
     line = " ".join(clean(text).split())
     if why:
