@@ -80,16 +80,12 @@ def _socket_problem(sock_path: Path) -> str | None:
 
 
 def _notice(root: Path, message: str) -> None:
-    """One line in ``logs/client.log``; never raises."""
-    try:
-        folder = paths.logs_dir(Path(root))
-        if not folder.is_dir():
-            return
-        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n"
-        fd = os.open(folder / "client.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    """One line in ``logs/client.log`` (private: the process edge sets umask 077); never raises."""
+    from ..fsutil import append_unlocked
+
+    folder = paths.logs_dir(Path(root))
+    if folder.is_dir():
         try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
+            append_unlocked(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
+        except OSError:
+            pass
