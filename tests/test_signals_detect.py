@@ -37,6 +37,17 @@ def types(text: str, ctx: Context = REPLY) -> set[str]:
     ("merk dir, dass wir pnpm verwenden", "memory_request"),
     ("recuerda que usamos pnpm", "memory_request"),
     ("that rule about npm was wrong", "revert"),
+    # natural phrasing without trigger words (real prompts of ../shared/transcripts, labelled before tuning)
+    ("Can we use destructuring here?", "correction"),
+    ("You switched the active branch out from under someone else", "correction"),
+    ("CIRCULAR LOGIC -- Sync is a CORE PLUGIN, not a COMMUNITY PLUGIN", "correction"),
+    ("不能做三", "correction"),  # a flat refusal of the plan Claude proposed
+    ("不能用 firebase 的服務嗎？目前在的", "correction"),  # Traditional: "we already have firebase"
+    ("應該依照 role.name 這樣為主不是把 role 變成 roleName", "correction"),  # a code-style correction
+    ("我是要你建立在 global 中", "correction"),
+    ("一个一个来，不要全部一下确定", "convention"),
+    ("以后我说保存到ob中，都要满足我可以直接在左侧文件夹栏可以看到该笔记的需求", "convention"),
+    ("you two can collaborate, but STOP and ask LOGAN before doing anything drastic", "convention"),
 ])
 def test_phrases_fire(text, kind):
     assert kind in types(text)
@@ -55,7 +66,9 @@ def test_phrases_fire(text, kind):
     "Do you remember how we fixed the login bug?",
     "Is it wrong to use global state here?",
     "let me know if it works",
-    "Can we use destructuring here?",
+    "How to set up from Code side rather than in Dispatch window?",  # a question, not a redirection
+    "Mostly yes. Claude’s expanded read is materially correct, with two scope clarifications. " * 5
+    + "Don't use npm, that is wrong.",  # another agent's reply relayed by the user
 ])
 def test_negatives_do_not_fire(text):
     assert types(text, ACTION) == set()

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import patterns as P
-from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, split_sentences
+from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, looks_relayed, split_sentences
 from .store import Signal
-from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi
+from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi, to_simplified
 
 __all__ = ["Context", "Hit", "clean_prompt", "detect_commands", "detect_missing_context", "detect_phrases",
            "detect_tool_patterns", "detect_turns", "scope_of", "split_sentences"]
@@ -66,7 +66,7 @@ def _flags_ok(pattern: P.Pattern, ctx: Context, norm: str, start: int) -> bool:
 
 
 def match_sentence(sentence: str, ctx: Context) -> list[tuple[P.Pattern, re.Match[str]]]:
-    norm = fold_typos(normalize(sentence), P.typos())
+    norm = fold_typos(to_simplified(normalize(sentence)), P.typos())
     found = []
     for pattern in P.patterns():
         match = pattern.regex.search(norm)
@@ -90,6 +90,8 @@ def _quote(sentences: list[str], k: int, limit: int = 300) -> str:
 def detect_phrases(prompt: str, ctx: Context | None = None) -> list[Hit]:
     """One hit per signal type found in the user's prompt (highest confidence wins)."""
     ctx = ctx or Context()
+    if looks_relayed(prompt):  # another agent's words, relayed by the user: not the user's corrections
+        return []
     sentences = split_sentences(clean_prompt(prompt))
     best: dict[str, Hit] = {}
     for k, sentence in enumerate(sentences):
@@ -334,7 +336,7 @@ def detect_turns(turns: list, *, previous=None, facts: Iterable[str] = (),
             prompt_ok = not should_skip(turn.prompt)
         if prompt_ok:
             ctx = Context(
-                after_reply=prev is not None and bool(prev.tool_calls or prev.assistant_texts),
+                after_reply=prev is not None,  # even an interrupted turn was a reply the user reacts to
                 after_action=prev is not None and len(prev.tool_calls) >= 2,
                 after_question=prev is not None and prev.assistant_text().rstrip().endswith("?"),
             )
