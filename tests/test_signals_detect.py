@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdown.signals.detect import (Context, clean_prompt, detect_commands, detect_missing_context, detect_phrases,
+from memdown.signals.detect import (Context, find_fix, fix_text, clean_prompt, detect_commands, detect_missing_context, detect_phrases,
                                     detect_tool_patterns, detect_turns)
 from memdown.signals.patterns import LANGUAGES, patterns
 from memdown.signals.text import fingerprint, fold_typos, polar_terms, similar
@@ -134,8 +134,32 @@ def test_repeated_failure_with_its_fix():
     calls.append(_call("Bash", {"command": "pytest -q tests/unit"}, "1 passed"))
     sigs = detect_tool_patterns(calls)
     assert [s.type for s in sigs] == ["repeated_failure"]
-    assert sigs[0].extra["fix"] == "Bash `pytest -q tests/unit`"
+    assert sigs[0].extra["fix"] == "Bash `python -m pytest -q tests`, then Bash `pytest -q tests/unit`"
     assert "ModuleNotFoundError" in sigs[0].text
+
+
+PUSH = {"command": "git push origin main"}
+PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; this exceeds GitHub's file size limit of "
+              "100.00 MB\n ! [remote rejected] main -> main (pre-receive hook declined)")
+
+
+def test_a_fix_is_what_differs_from_the_failing_call():
+    """The issue's case: the same push succeeding after untracking the file; the push is not the fix."""
+    calls = [_call("Bash", PUSH, PUSH_ERROR, True),
+             _call("Bash", {"command": "git status"}, "On branch main"),
+             _call("Bash", {"command": "git rm --cached data/model.bin"}, "rm 'data/model.bin'"),
+             _call("Bash", {"command": "git commit --amend --no-edit"}, "[main 1a2b3c] add model"),
+             _call("Bash", PUSH, "To github.com:me/app.git\n   1a2b3c..4d5e6f  main -> main")]
+    steps = find_fix(calls, 0)
+    assert [c.input["command"] for c in steps] == ["git rm --cached data/model.bin", "git commit --amend --no-edit"]
+    assert "git push" not in fix_text(steps)
+    # the very same call working after nothing but reads (a flaky network): no fix at all
+    flaky = [_call("Bash", PUSH, PUSH_ERROR, True), _call("Read", {"file_path": "README.md"}, "x"),
+             _call("Bash", {"command": "git  push origin main"}, "ok")]
+    assert find_fix(flaky, 0) is None
+    # a different retry that worked is the fix
+    retry = [_call("Bash", PUSH, PUSH_ERROR, True), _call("Bash", {"command": "git push --force-with-lease origin main"}, "ok")]
+    assert fix_text(find_fix(retry, 0)) == "Bash `git push --force-with-lease origin main`"
 
 
 def test_user_rejections_are_not_failures():

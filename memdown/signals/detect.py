@@ -229,18 +229,74 @@ def similar_input(a, b) -> bool:
     return fa == fb if fa or fb else True
 
 
-def find_fix(calls: list, k: int, window: int = 8):
-    """The first later successful call that retries failed call ``k``, if any."""
+READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch", "TodoWrite", "TodoRead",
+                             "BashOutput", "ToolSearch", "Task", "Agent", "Skill", "ExitPlanMode"})
+READ_ONLY_COMMANDS = frozenset("""ls cat head tail less more grep rg find fd pwd echo which whereis type file stat du df
+wc tree env printenv date whoami id uname ps top history diff sort uniq cut jq yq""".split())
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "config", "ls-files", "rev-parse",
+                           "blame", "describe", "reflog", "shortlog", "fetch"})
+
+
+def _norm_command(call) -> str:
+    return " ".join(str(call.input.get("command", "")).split())
+
+
+def same_call(a, b) -> bool:
+    """The very same action (a retry that changed nothing)."""
+    if a.name != b.name:
+        return False
+    if a.name == "Bash":
+        return _norm_command(a) == _norm_command(b)
+    return a.input == b.input
+
+
+def changes_something(call) -> bool:
+    """A step that can have made a retry work: not a read, a search or a status look."""
+    if call.name in READ_ONLY_TOOLS or failed(call):
+        return False
+    if call.name != "Bash":
+        return True
+    for part in re.split(r"&&|\|\||[;|]", str(call.input.get("command", ""))):
+        words = [w for w in part.split() if "=" not in w or w.startswith("-")]
+        if not words or words[0] == "cd":
+            continue
+        if words[0] == "git" and len(words) > 1 and words[1] in READ_ONLY_GIT:
+            continue
+        if words[0] not in READ_ONLY_COMMANDS:
+            return True
+    return False
+
+
+def find_fix(calls: list, k: int, window: int = 8) -> list | None:
+    """What made failed call ``k`` work, or None.
+
+    A fix is an action that differs from the failing call and made the next attempt succeed: the
+    steps between the failure and the first successful retry that changed something, plus the retry
+    itself when it differs from the failing call. The very same call succeeding after nothing but
+    reads (a flaky network, a race) has no fix.
+    """
+    bad = calls[k]
+    between: list = []
     for later in calls[k + 1:k + 1 + window]:
-        if later.name == calls[k].name and not later.is_error and similar_input(calls[k], later):
-            return later
+        if later.name == bad.name and not later.is_error and similar_input(bad, later):
+            steps = [c for c in between if changes_something(c) and not same_call(c, bad)]
+            if not same_call(later, bad):
+                steps.append(later)
+            return steps or None
+        between.append(later)
     return None
 
 
-def fix_text(call) -> str:
-    if call.name == "Bash" and isinstance(call.input.get("command"), str):
-        return f"Bash `{one_line(call.input['command'], 300)}`"
-    return one_line(call.summary(), 300)
+def fix_text(steps) -> str:
+    """One line naming the fix steps (a call or a list of calls), in order."""
+    steps = steps if isinstance(steps, list) else [steps]
+    parts = []
+    for call in steps[-4:]:
+        if call.name == "Bash" and isinstance(call.input.get("command"), str):
+            parts.append(f"Bash `{one_line(call.input['command'], 200)}`")
+        else:
+            parts.append(one_line(call.summary(), 200))
+    return one_line(", then ".join(parts), 300)
 
 
 def detect_tool_patterns(calls: list) -> list[Signal]:
