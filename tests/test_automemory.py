@@ -108,6 +108,8 @@ def test_search_sees_auto_memory_next_to_daily_logs_and_never_writes_it(isolate_
     index = run_memdown("index", "--json")
     assert index.returncode == 0, index.stderr
     assert json.loads(index.stdout)["files_indexed"] == 4  # the daily log and three notes (not MEMORY.md)
+    verify = run_memdown("verify", "--json")
+    assert verify.returncode == 0, verify.stdout + verify.stderr  # auto-memory rows are not seen as orphans
     found = run_memdown("search", "which package manager installs dependencies", "--json", "-k", "5")
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)
