@@ -85,24 +85,30 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
             from .runner import log_line
 
             log_line(root, "SessionStart", f"live index not started: {type(exc).__name__}: {exc}")
-    _retry_stale_jobs(root)
+    try:
+        queue = _retry_pending_jobs(root)
+        if queue:
+            status += f"; {queue}"
+    except Exception as exc:
+        from .runner import log_line
+
+        log_line(root, "SessionStart", f"job retry not started: {type(exc).__name__}: {exc}")
     out: dict[str, Any] = {"systemMessage": status}
     if parts:
         out.update(_context("SessionStart", "\n\n".join(parts)))
     return out
 
 
-def _retry_stale_jobs(root: Path) -> None:
-    """Jobs left by a crashed or killed worker are run again (nothing is lost)."""
-    jobs = paths.state_dir(root) / "jobs"
-    try:
-        stale = [e.path for e in os.scandir(jobs) if e.name.endswith(".json") and time.time() - e.stat().st_mtime > 600]
-    except OSError:
-        return
-    if stale:
-        from .detach import spawn_worker
+def _retry_pending_jobs(root: Path) -> str:
+    """Start a worker for pending jobs unless one runs; the queue's status clause ('' when empty)."""
+    from ..services.jobs import queue_status, worker_running
 
-        spawn_worker(root, "retry", {"jobs": stale})
+    queue = queue_status(root)
+    if queue.pending and not worker_running(root):
+        from .detach import start_worker
+
+        start_worker(root)
+    return queue.summary()
 
 
 # --- UserPromptSubmit ---------------------------------------------------------
@@ -165,17 +171,28 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
 # --- Stop, PreCompact, SessionEnd: detached capture ---------------------------
 
 def _capture(job: str) -> Handler:
-    def handler(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    def handler(payload: dict[str, Any], root: Path | None, budget: Callable[[], None] = lambda: None) -> dict[str, Any]:
         if root is None or payload.get("stop_hook_active"):
             return {}
         if not payload.get("transcript_path"):
             return {}
-        from .detach import spawn_worker
+        from ..services.jobs import enqueue
 
-        spawn_worker(root, job, payload)
+        job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
+        budget()  # only now may the time budget run out
+        from .detach import run_or_start
+
+        if not run_or_start(root, job_file):
+            from .runner import log_line
+
+            log_line(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; see the worker line)")
         return {}
 
     return handler
+
+
+# Handlers that make their job durable before they start the time budget.
+DURABLE_FIRST = ("Stop", "PreCompact", "SessionEnd")
 
 
 # --- PostToolUseFailure -------------------------------------------------------
