@@ -154,7 +154,7 @@ def quarantine(root: Path, name: str, record: dict[str, Any] | None, reason: str
     keep = ("session_id", "transcript_path", "cwd")
     if record is not None:
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
-        body = {**{k: v for k, v in record.items() if k != "payload"},
+        body = {**{k: (redact(v) if isinstance(v, str) else v) for k, v in record.items() if k != "payload"},
                 "payload": {k: (v if k in keep or not isinstance(v, str) else redact(v)) for k, v in payload.items()}}
     else:
         body = {"unreadable_job": redact(raw.decode("utf-8", "replace"))}

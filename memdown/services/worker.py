@@ -114,9 +114,16 @@ def run_steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Exception]]
             step()
             done.append(name)
         except Exception as exc:
-            log.warning("step %s of %s failed: %s: %s", name, record.get("job"), type(exc).__name__, exc)
+            log.warning("step %s of %s failed: %s", name, record.get("job"), _describe(exc))
             failures.append((name, exc))
     return failures
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message``, redacted: errors are written to job files and logs."""
+    from ..redact import redact
+
+    return redact(f"{type(exc).__name__}: {exc}")
 
 
 def _is_permanent(exc: Exception) -> bool:
@@ -154,7 +161,7 @@ def process(root: Path, claimed: jobs.Claim) -> bool:
             finished = True
             jobs.hook_log(root, "worker", f"job {name} done ({record.get('job')}, attempt {record['attempts']})")
             return True
-        record["last_error"] = "; ".join(f"{step}: {type(exc).__name__}: {exc}" for step, exc in failures)[:2000]
+        record["last_error"] = "; ".join(f"{step}: {_describe(exc)}" for step, exc in failures)[:2000]
         if any(_is_permanent(exc) for _, exc in failures) or record["attempts"] >= jobs.MAX_ATTEMPTS:
             jobs.quarantine(root, name, record, record["last_error"])
             finished = True
