@@ -23,9 +23,7 @@ checkout made with ``git archive``) for before/after figures.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -35,49 +33,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from transcript_factory import TranscriptBuilder  # noqa: E402
+from capture_stress import (  # noqa: E402
+    parked, pending, recorded, start_gated_hooks, wait_settled, workers_running, write_sessions,
+)
 
-ANCHOR = re.compile(r"<!-- session:(\S+) turn:(\S+)")
 DAYS = ("2026-11-19", "2026-11-20", "2026-11-21")  # the factory's turns are on 2026-11-20 UTC, any local zone
 
 
 def _busy() -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", "while True: pass"])
-
-
-def _recorded(root: Path) -> set[tuple[str, str]]:
-    found: set[tuple[str, str]] = set()
-    for day in (root / "memory").glob("*.md"):
-        found.update(ANCHOR.findall(day.read_text(encoding="utf-8", errors="replace")))
-    return found
-
-
-def _workers_running(root: Path) -> bool:
-    """Any live process whose command line names this memory root (detached workers)."""
-    needle = str(root).encode()
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
-        except OSError:
-            continue
-        if needle in cmd and b"worker" in cmd and state != "Z":
-            return True
-    return False
-
-
-def _pending(root: Path) -> int:
-    jobs = root / "state" / "jobs"
-    if not jobs.is_dir():
-        return 0
-    return sum(1 for p in jobs.iterdir() if p.is_file() and p.name.endswith((".json", ".tmp")))
-
-
-def _parked(root: Path) -> int:
-    jobs = root / "state" / "jobs"
-    return sum(len(list((jobs / name).glob("*"))) for name in ("failed", "quarantine") if (jobs / name).is_dir())
 
 
 def scenario(name: str, hooks: int, args: argparse.Namespace, *, lock_hold: float = 0.0) -> dict:
@@ -91,28 +55,9 @@ def scenario(name: str, hooks: int, args: argparse.Namespace, *, lock_hold: floa
                PATH=f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin")  # no `claude`: extractive
     if args.source:
         env["PYTHONPATH"] = str(Path(args.source).resolve())
-    expected: set[tuple[str, str]] = set()
     barrier = tmp / "go"
-    procs = []
-    for n in range(hooks):
-        b = TranscriptBuilder(session_id=f"stress-{n:03d}", cwd=str(project))
-        for t in range(args.turns):
-            b.prompt(f"session {n} turn {t}: make the importer retry on HTTP 503")
-            b.tool("Bash", {"command": f"pytest tests/test_import_{n}.py -q"}, "1 passed")
-            b.reply(f"Done with turn {t} of session {n}.")
-        transcript = b.write(tmp / "transcripts" / f"{b.session_id}.jsonl")
-        expected.update((b.session_id, u) for u in b.turn_uuids)
-        payload = tmp / "payloads" / f"{n}.json"
-        payload.parent.mkdir(exist_ok=True)
-        payload.write_text(json.dumps({
-            "session_id": b.session_id, "transcript_path": str(transcript), "cwd": str(project),
-            "hook_event_name": "Stop", "stop_hook_active": False,
-            "last_assistant_message": f"Done with turn {args.turns - 1} of session {n}.",
-        }))
-        script = (f'while [ ! -e "{barrier}" ]; do sleep 0.01; done; '
-                  f'exec "{sys.executable}" -m memdown hook Stop < "{payload}"')
-        procs.append(subprocess.Popen(["sh", "-c", script], env=env, cwd=project,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    payloads, expected = write_sessions(tmp, project, hooks, args.turns)
+    procs = start_gated_hooks(payloads, barrier, env, project)
     stranger = None
     if lock_hold:
         (root / "memory").mkdir(parents=True, exist_ok=True)
@@ -130,31 +75,24 @@ def scenario(name: str, hooks: int, args: argparse.Namespace, *, lock_hold: floa
     barrier.touch()
     codes = [p.wait(timeout=600) for p in procs]
     hooks_done = time.monotonic() - started
-    deadline = started + args.timeout + lock_hold
-    while time.monotonic() < deadline:
-        if expected <= _recorded(root):
-            break
-        if _pending(root) == 0 and not _workers_running(root):
-            time.sleep(1.0)  # a worker may be between its last job and exiting
-            if _pending(root) == 0 and not _workers_running(root):
-                break
-        time.sleep(0.5)
+    wait_settled(root, expected, started + args.timeout + lock_hold)
     for p in load:
         p.kill()
         p.wait()
     if stranger is not None:
         stranger.kill()
         stranger.wait()
-    recorded = _recorded(root) & expected
+    found = recorded(root)
     result = {
-        "scenario": name, "hooks": hooks, "turns": len(expected), "lost": len(expected - recorded),
+        "scenario": name, "hooks": hooks, "turns": len(expected), "lost": len(expected - set(found)),
+        "duplicates": len(found) - len(set(found)),
         "hook_exit_nonzero": sum(1 for c in codes if c), "hooks_s": round(hooks_done, 1),
         "all_done_s": round(time.monotonic() - started, 1),
-        "pending_left": _pending(root), "failed_or_quarantined": _parked(root),
+        "pending_left": pending(root), "failed_or_quarantined": parked(root),
     }
     if not args.keep:
         # Workers still running (timeout) write into this folder; leave it to them rather than race.
-        if not _workers_running(root):
+        if not workers_running(root):
             shutil.rmtree(tmp, ignore_errors=True)
     else:
         result["folder"] = str(tmp)
@@ -174,13 +112,13 @@ def main() -> None:
     args = parser.parse_args()
     print(f"capture stress ({os.cpu_count()} cores, {args.load} busy loops, {args.turns} turns/session"
           f"{', source ' + args.source if args.source else ''})")
-    print(f"{'scenario':24} {'hooks':>5} {'lost/total':>11} {'hook!=0':>7} {'hooks s':>7} {'done s':>7} "
+    print(f"{'scenario':24} {'hooks':>5} {'lost/total':>11} {'dupes':>5} {'hook!=0':>7} {'hooks s':>7} {'done s':>7} "
           f"{'pending':>7} {'parked':>6}")
     rows = [scenario(f"{n} concurrent Stop", n, args) for n in (int(c) for c in args.counts.split(",") if c)]
     if args.lock_hold:
         rows.append(scenario(f"stranger lock {args.lock_hold:.0f}s", args.lock_hooks, args, lock_hold=args.lock_hold))
     for r in rows:
-        print(f"{r['scenario']:24} {r['hooks']:5} {str(r['lost']) + '/' + str(r['turns']):>11} "
+        print(f"{r['scenario']:24} {r['hooks']:5} {str(r['lost']) + '/' + str(r['turns']):>11} {r['duplicates']:5} "
               f"{r['hook_exit_nonzero']:7} {r['hooks_s']:7} {r['all_done_s']:7} {r['pending_left']:7} "
               f"{r['failed_or_quarantined']:6}" + (f"  {r['folder']}" if "folder" in r else ""))
 
