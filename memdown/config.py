@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not `import typing` at run time: hooks load config
+if TYPE_CHECKING:
+    from typing import Any
 
 from . import paths
 from .errors import ConfigError

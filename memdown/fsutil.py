@@ -179,6 +179,23 @@ def append_unlocked(path: Path, text: str) -> None:
         os.fsync(handle.fileno())
 
 
+def append_line(path: Path, line: str, *, rotate_at: int = 1_000_000) -> None:
+    """Append one line to a private (0600) log file, moving it to ``<name>.1`` past ``rotate_at`` bytes.
+
+    ``O_APPEND`` writes of one line are atomic enough for logs; no lock, no fsync.
+    """
+    try:
+        if os.stat(path).st_size > rotate_at:
+            os.replace(path, f"{path}.1")
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, encode_text(line))
+    finally:
+        os.close(fd)
+
+
 def file_lock_for(path: Path) -> Path:
     """The lock file guarding edits of ``path`` (see ``locked_append``)."""
     path = Path(path)

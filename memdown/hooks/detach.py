@@ -1,4 +1,4 @@
-"""Start a fully detached ``memdown worker`` for a memory root's job queue.
+"""Capture hooks: queue the job durably, then start a fully detached ``memdown worker``.
 
 The job itself is already on disk (``services.jobs.enqueue``) before this
 runs, so a worker that never starts loses nothing: the next Stop or
@@ -13,6 +13,13 @@ import sys
 from pathlib import Path
 
 from .. import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+# job name per capture event (what ``services.worker`` runs for it)
+CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
 
 
 def start_worker(root: Path) -> None:
@@ -42,3 +49,21 @@ def run_or_start(root: Path, job_file: Path) -> bool:
         return run_job_file(root, job_file)
     start_worker(root)
     return True
+
+
+def capture_handler(job: str) -> "Callable[..., dict[str, Any]]":
+    """The Stop/PreCompact/SessionEnd handler: durable job first, then the budget, then the worker."""
+
+    def handler(payload: dict[str, Any], root: Path | None, budget: "Callable[[], None]" = lambda: None) -> dict[str, Any]:
+        if root is None or payload.get("stop_hook_active") or not payload.get("transcript_path"):
+            return {}
+        from ..services.jobs import enqueue, hook_log
+
+        job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
+        budget()  # only now may the time budget run out
+        if not run_or_start(root, job_file):
+            hook_log(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; "
+                                "see the worker line)")
+        return {}
+
+    return handler

@@ -5,16 +5,18 @@ anything slow goes to a detached worker (see ``detach``).
 """
 from __future__ import annotations
 
-import os
 import re
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 from .. import paths
 from ..config import load_config
 
-Handler = Callable[[dict[str, Any], "Path | None"], dict[str, Any]]
+TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Handler = Callable[[dict[str, Any], Path | None], dict[str, Any]]
+
 
 # Words that suggest the user is reaching back in time; the recall hint is
 # added for these prompts and for the first prompt of each session.
@@ -171,28 +173,9 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
 # --- Stop, PreCompact, SessionEnd: detached capture ---------------------------
 
 def _capture(job: str) -> Handler:
-    def handler(payload: dict[str, Any], root: Path | None, budget: Callable[[], None] = lambda: None) -> dict[str, Any]:
-        if root is None or payload.get("stop_hook_active"):
-            return {}
-        if not payload.get("transcript_path"):
-            return {}
-        from ..services.jobs import enqueue
+    from .detach import capture_handler  # the Stop path skips this module: runner calls detach directly
 
-        job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
-        budget()  # only now may the time budget run out
-        from .detach import run_or_start
-
-        if not run_or_start(root, job_file):
-            from .runner import log_line
-
-            log_line(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; see the worker line)")
-        return {}
-
-    return handler
-
-
-# Handlers that make their job durable before they start the time budget.
-DURABLE_FIRST = ("Stop", "PreCompact", "SessionEnd")
+    return capture_handler(job)
 
 
 # --- PostToolUseFailure -------------------------------------------------------

@@ -22,10 +22,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # not `import typing`: ~3 ms on every hook
+if TYPE_CHECKING:
+    from typing import Any
 
 from .. import paths
-from ..fsutil import atomic_write_bytes, clean_json, try_lock
+from ..fsutil import append_line, atomic_write_bytes, clean_json, try_lock
 
 VERSION = 1
 MAX_ATTEMPTS = 8
@@ -41,10 +44,25 @@ TEXT_FIELDS = ("last_assistant_message", "custom_instructions")
 KNOWN_JOBS = ("stop", "precompact", "sessionend")
 
 
-class QueueStatus(NamedTuple):
-    pending: int
-    quarantined: int
-    failing: int  # pending jobs that failed at least once
+class QueueStatus(tuple):
+    """(pending, quarantined, failing): failing counts pending jobs that failed at least once."""
+
+    __slots__ = ()
+
+    def __new__(cls, pending: int, quarantined: int, failing: int) -> "QueueStatus":
+        return super().__new__(cls, (pending, quarantined, failing))
+
+    @property
+    def pending(self) -> int:
+        return self[0]
+
+    @property
+    def quarantined(self) -> int:
+        return self[1]
+
+    @property
+    def failing(self) -> int:
+        return self[2]
 
     def summary(self) -> str:
         """A short clause for status lines ('' when nothing is waiting)."""
@@ -101,6 +119,9 @@ def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
                               "next_try": 0.0, "done_steps": [], "payload": _durable_fields(payload)}
     final = folder / f"{name}.json"
     texts = {k: payload[k] for k in TEXT_FIELDS if isinstance(payload.get(k), str) and payload[k]}
+    if "last_assistant_message" in texts and _in_transcript_tail(payload.get("transcript_path"),
+                                                                 texts["last_assistant_message"]):
+        del texts["last_assistant_message"]  # the worker reads it from the transcript: no redaction needed here
     if not texts:
         atomic_write_bytes(final, _dump(record), mode=0o600)
         return final
@@ -115,6 +136,36 @@ def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
     except FileNotFoundError:
         pass
     return final
+
+
+TAIL_BYTES = 256 << 10
+
+
+def _in_transcript_tail(transcript: object, text: str) -> bool:
+    """True when ``text`` already sits in the transcript's last ``TAIL_BYTES`` (as Claude Code writes it).
+
+    Only a regular file is read (a FIFO must not block the hook); any doubt answers False.
+    """
+    if not isinstance(transcript, str) or not transcript:
+        return False
+    try:
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        import stat
+
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        os.lseek(fd, max(0, info.st_size - TAIL_BYTES), os.SEEK_SET)
+        tail = os.read(fd, TAIL_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    escaped = json.dumps(text)[1:-1].encode("ascii")
+    return escaped in tail or json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "replace") in tail
 
 
 # --- reading and updating jobs -------------------------------------------------
@@ -230,11 +281,16 @@ def pending_jobs(root: Path) -> list[Path]:
     return [folder / n for n in sorted(names)]
 
 
-class Claim(NamedTuple):
-    fd: int  # the lock on the job's ``.<id>.claim`` file
-    path: Path
-    record: dict[str, Any] | None  # None: the file is not a readable job
-    raw: bytes
+class Claim:
+    """A job locked by this process: ``fd`` is the lock on its ``.<id>.claim`` file."""
+
+    __slots__ = ("fd", "path", "record", "raw")
+
+    def __init__(self, fd: int, path: Path, record: dict[str, Any] | None, raw: bytes) -> None:
+        self.fd = fd
+        self.path = path
+        self.record = record  # None: the file is not a readable job
+        self.raw = raw
 
 
 def claim_file(path: Path) -> Path:
@@ -367,17 +423,6 @@ def hook_log(root: Path | None, event: str, message: str) -> None:
             return
         folder = paths.logs_dir(root)
         folder.mkdir(exist_ok=True, mode=0o700)
-        log = folder / "hooks.log"
-        try:
-            if log.stat().st_size > 1_000_000:
-                os.replace(log, folder / "hooks.log.1")
-        except FileNotFoundError:
-            pass
-        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n"
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+        append_line(folder / "hooks.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n")
     except Exception:
         pass
