@@ -327,3 +327,19 @@ def test_verify_reports_pending_and_quarantined_turns(tmp_path, memory_root):
     capture = json.loads(proc.stdout)["capture"]
     assert any("1 turn job(s) pending capture" in line for line in capture)
     assert any("1 turn job(s) quarantined" in line for line in capture)
+
+
+def test_atomic_write_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
+    """Fault injection: the data never reaches the disk (fsync fails); readers still see the old file whole."""
+    target = tmp_path / "days" / "2026-11-20.md"
+    fsutil.atomic_write_text(target, "old entry\n")
+
+    def disk_error(_fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(fsutil.os, "fsync", disk_error)
+    with pytest.raises(OSError):
+        fsutil.atomic_write_text(target, "new entry that must not half-replace the old one\n")
+    monkeypatch.undo()
+    assert target.read_text() == "old entry\n"
+    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temp file left behind

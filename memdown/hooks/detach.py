@@ -18,9 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-# job name per capture event (what ``services.worker`` runs for it)
-CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
-
 
 def start_worker(root: Path) -> None:
     """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""

@@ -39,6 +39,8 @@ BUDGETS = {
     "SessionEnd": 0.8,
 }
 MAX_STDIN = 8 << 20
+# Capture events queue a job (``detach.capture_handler``) before their budget starts.
+CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
 
 
 class _Budget(Exception):
@@ -92,8 +94,6 @@ def _read_payload() -> dict[str, Any]:
 
 
 def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
-    from .detach import CAPTURE_JOBS
-
     if event in CAPTURE_JOBS:  # straight to the queue: no config, no other handlers imported
         from .detach import capture_handler
 
@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         # A capture hook only queues its job: the worker logs the job's own outcome.
-        word = "answered" if event in ("Stop", "PreCompact", "SessionEnd") else "ok"
+        word = "answered" if event in CAPTURE_JOBS else "ok"
         log_line(root, event, f"{word} {1000 * (time.perf_counter() - started):.0f}ms")
     except _Budget:
         out = {}
