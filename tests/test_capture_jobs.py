@@ -73,6 +73,9 @@ def test_enqueue_is_private_redacted_and_recoverable(tmp_path, memory_root):
     assert [p.name for p in job.parent.iterdir() if p.suffix == ".tmp"] == []  # the recovery copy is gone
     assert worker.run_job_file(memory_root, job)
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root) and not job.exists()
+    # The message is already in the transcript: the job holds ids only, and is private too.
+    plain = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root, last_assistant_message="Reply 0 done."))
+    assert _mode(plain) == 0o600 and "last_assistant_message" not in json.loads(plain.read_text())["payload"]
 
 
 def test_hook_writes_the_job_before_the_budget_starts(tmp_path, memory_root, monkeypatch):
