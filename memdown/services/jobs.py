@@ -64,15 +64,22 @@ class QueueStatus(tuple):
     def failing(self) -> int:
         return self[2]
 
+    def lines(self, root: Path | None = None) -> list[str]:
+        """One line per kind of waiting job (none when the queue is empty); ``root`` adds the folders."""
+        pending_in = f" in {jobs_dir(root)}" if root is not None else ""
+        quarantine_in = quarantine_dir(root) if root is not None else "state/jobs/quarantine"
+        out = []
+        if self.pending:
+            out.append(f"{self.pending} turn job(s) pending capture{pending_in}"
+                       + (f" ({self.failing} failed at least once and will be retried)" if self.failing else ""))
+        if self.quarantined:
+            out.append(f"{self.quarantined} turn job(s) quarantined in {quarantine_in} (could not be recorded; "
+                       "see `memdown verify`)")
+        return out
+
     def summary(self) -> str:
         """A short clause for status lines ('' when nothing is waiting)."""
-        parts = []
-        if self.pending:
-            parts.append(f"{self.pending} turn job(s) pending capture"
-                         + (f" ({self.failing} retrying)" if self.failing else ""))
-        if self.quarantined:
-            parts.append(f"{self.quarantined} quarantined in state/jobs/quarantine (see `memdown verify`)")
-        return ", ".join(parts)
+        return ", ".join(self.lines())
 
 
 def jobs_dir(root: Path) -> Path:
@@ -402,14 +409,7 @@ def queue_status(root: Path) -> QueueStatus:
 
 def verify_lines(root: Path) -> list[str]:
     """Problems for ``memdown verify``: turns not yet captured, and quarantined ones."""
-    status = queue_status(root)
-    lines = []
-    if status.pending:
-        lines.append(f"{status.pending} turn job(s) pending capture in {jobs_dir(root)}"
-                     + (f", {status.failing} failed at least once and will be retried" if status.failing else ""))
-    if status.quarantined:
-        lines.append(f"{status.quarantined} turn job(s) quarantined in {quarantine_dir(root)} (could not be recorded)")
-    return lines
+    return queue_status(root).lines(root)
 
 
 # --- the hook log -----------------------------------------------------------------------
