@@ -21,7 +21,7 @@ HEAVY = ("lancedb", "fastembed", "pyarrow", "numpy", "onnxruntime")
 def run_hook(event: str, stdin: str, *, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "memdown", "hook", event],
-        input=stdin, capture_output=True, text=True, timeout=60,
+        input=stdin, capture_output=True, text=True, timeout=180,  # sync SessionEnd indexes for real
         env={**os.environ, **(env or {})}, cwd=cwd,
     )
 
