@@ -33,6 +33,7 @@ from ..store.chunker import chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 from .indexing import chunk_options, index_identity
+from .jobs import verify_lines as capture_status
 
 if TYPE_CHECKING:
     from ..api import Memory
@@ -66,6 +67,7 @@ class VerifyReport:
     unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    capture: list[str] = field(default_factory=list)  # turns pending capture or quarantined (services.jobs)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -176,6 +178,7 @@ def verify(mem: "Memory") -> VerifyReport:
     if actual is not None:
         _compare(table, expected, actual, report)
     report.ok = not report.problems
+    report.capture = capture_status(mem.root)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 
