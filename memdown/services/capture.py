@@ -28,7 +28,7 @@ from ..transcript.archive import archive_transcript, portable_path
 from ..transcript.parser import parse_transcript
 from ..transcript.render import local_time
 from ..transcript.segments import plan_entries
-from .summarize import extractive_bullets, recall_bullets, summarize_unit
+from .summarize import summarize_unit
 
 # Beyond this many unsummarized turns (a plugin installed mid-session, a
 # crashed worker), older turns get the extractive summary to bound model calls.
@@ -92,19 +92,14 @@ def record_session(
             turn = unit.turn
             is_last = turn is transcript.turns[-1]
             message = last_message if is_last and include_last_turn else None
-            if unit.recall is not None and unit.recall.only:
-                bullets, method = recall_bullets(unit), "recall"
-            elif len(plan.units) - n > MAX_MODEL_SUMMARIES:
-                bullets, method = extractive_bullets(unit, transcript.cwd, message), "extractive"
-            else:
-                bullets, method = summarize_unit(
-                    unit,
-                    use_claude=config["summarizer.use_claude"],
-                    model=config["summarizer.model"],
-                    timeout=config["summarizer.timeout_seconds"],
-                    cwd=transcript.cwd,
-                    last_message=message,
-                )
+            bullets, method = summarize_unit(
+                unit,
+                use_claude=config["summarizer.use_claude"] and len(plan.units) - n <= MAX_MODEL_SUMMARIES,
+                model=config["summarizer.model"],
+                timeout=config["summarizer.timeout_seconds"],
+                cwd=transcript.cwd,
+                last_message=message,
+            )
             kind = RECALL if method == "recall" else SUMMARY
             entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
             if append_entry(root, entry) is None:
