@@ -52,13 +52,17 @@ _FILLER = re.compile(r"^(?:perfect|great|good|excellent|done|got it|ah|aha|yes|r
                      r"you're (?:absolutely )?right|good (?:point|question|catch)|great question)\b[^.!?:]{0,24}[.!:]+\s*", re.I)
 _FINDING = re.compile(r"\b(?:the (?:error|issue|problem|cause|bug) (?:is|was|shows|comes)|root cause|"
                       r"found the (?:issue|problem|bug|cause)|because|the fix (?:is|was))\b", re.I)
-_MARKUP = re.compile(r"[*_`#>|]+|[\u2705\u2713\u2714\u274c\u2717\U0001f300-\U0001faff]")
+# Emphasis, code ticks, heading marks, quotes, table bars, emoji; never "_" (identifiers keep theirs).
+_MARKUP = re.compile(r"\*+|`+|(?:^|(?<=\s))#{1,6}(?=\s)|(?:^|(?<=\s))>+|\|"
+                     r"|[\u2705\u2713\u2714\u274c\u2717\u2600-\u27bf\U0001f300-\U0001faff]")
+_CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _TRIVIAL_COMMANDS = frozenset({
     "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "sleep", "which", "cd",
     "sed", "awk", "tree", "file", "stat", "true", "date",
 })
 _TRIVIAL_GIT = frozenset({"status", "diff", "log", "show", "branch", "remote"})
 _EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_CD_PREFIX = re.compile(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -72,7 +76,8 @@ def _plain(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    lines = [ln.strip(" -•\t") for ln in text.splitlines()]
+    """Sentences of prose: code blocks are left out (they are shown by the files and commands)."""
+    lines = [ln.strip(" -•\t") for ln in _CODE_FENCE.sub("\n", text).splitlines()]
     parts: list[str] = []
     for line in lines:
         parts.extend(s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])", line) if s.strip())
@@ -83,7 +88,7 @@ def _drop_preamble(text: str) -> str:
     """The text from its first sentence that reports something (not "Let me …", "Perfect!")."""
     parts = _sentences(text)
     while parts:
-        head = _FILLER.sub("", parts[0]).strip()
+        head = _FILLER.sub("", _plain(parts[0])).strip()
         if not head or _PREAMBLE.match(head) or (head.endswith(":") and len(head) < 90 and len(parts) > 1):
             parts.pop(0)
             continue
@@ -109,7 +114,7 @@ def _finding(turn: Turn, outcome: str) -> str:
     for text in turn.assistant_texts[:-1]:
         for sentence in _sentences(text):
             plain = _plain(sentence)
-            if _FINDING.search(plain) and plain[:60] not in outcome:
+            if len(plain) >= 40 and plain[:1].isupper() and _FINDING.search(plain) and plain[:60] not in outcome:
                 return plain
     return ""
 
@@ -133,7 +138,7 @@ def _files(calls: list[ToolCall], names: frozenset[str], cwd: str) -> list[str]:
 def _command_key(command: str) -> tuple[str, ...] | None:
     """(program, subcommand) of a command worth recording; None for a look-around."""
     line = command.strip().splitlines()[0] if command.strip() else ""
-    line = re.sub(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+", "", line)
+    line = _CD_PREFIX.sub("", line)
     words = line.split()
     if not words or words[0] in _TRIVIAL_COMMANDS:
         return None
@@ -151,40 +156,55 @@ def _commands(calls: list[ToolCall]) -> list[str]:
             key = _command_key(command)
             if key:
                 last[key] = (n, call)
-    shown = []
-    for _n, call in sorted(last.values(), key=lambda item: item[0]):
-        command = re.sub(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+", "", str(call.input["command"]).strip())
-        shown.append(f"`{_clip(command.splitlines()[0], 90)}`" + (" (failed)" if call.is_error else ""))
-    return shown
+    return [f"`{_command_text(str(call.input['command']))}`" + (" (failed)" if call.is_error else "")
+            for _n, call in sorted(last.values(), key=lambda item: item[0])]
 
 
 def _error_line(call: ToolCall) -> str:
-    lines = [ln.strip() for ln in (call.result or "").replace("<tool_use_error>", "").splitlines()]
-    useful = [ln for ln in lines if ln and not re.match(r"^(?:Exit code \d+|Traceback|Error)$", ln)]
-    return _clip(" ".join(useful[-1:] if any("Error" in u for u in useful[-1:]) else useful[:1]), 160)
+    """The telling part of a failure: from the first line naming an error, else its first lines."""
+    text = (call.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    lines = [ln.strip() for ln in text.splitlines()]
+    useful = [ln for ln in lines if ln and not re.match(r"^(?:Exit code \d+|Traceback.*|Error:?)$", ln)]
+    named = next((n for n, ln in enumerate(useful) if re.search(r"error|failed|exception|not found", ln, re.I)), 0)
+    return _clip(" ".join(useful[named: named + 3]), 160)
 
 
-def _errors(calls: list[ToolCall]) -> list[str]:
+def _errors(calls: list[ToolCall], cwd: str = "") -> list[str]:
     """Each failure once, with the change that followed it when the same call then passed."""
     out: list[str] = []
     for n, call in enumerate(calls):
-        if not call.is_error or call.name not in ("Bash", *_EDITS):
+        # Only commands: a failed Edit ("String to replace not found") is tool mechanics, not project news.
+        if not call.is_error or call.name != "Bash":
             continue
-        text = f"{call.summary().split(':', 1)[0]} `{_clip(str(call.input.get('command') or call.input.get('file_path') or ''), 60)}`: {_error_line(call)}"
+        text = f"`{_clip(_command_text(str(call.input.get('command') or '')), 60)}`: {_error_line(call)}"
         later = calls[n + 1:]
         fixed_by = [c for c in later if c.name in _EDITS or (c.name == "Bash" and c.input != call.input)]
         again = next((c for c in later if c.name == call.name and c.input == call.input and not c.is_error), None)
         if again is not None and fixed_by:
             first = fixed_by[0]
-            text += f" → fixed by {first.name} {_clip(_call_detail(first), 70)}"
+            text += f" → fixed by {first.name} {_clip(_call_detail(first, cwd), 70)}"
         out.append(text)
         if len(out) == 2:
             break
     return out
 
 
-def _call_detail(call: ToolCall) -> str:
-    return call.summary().split(": ", 1)[-1]
+def _call_detail(call: ToolCall, cwd: str = "") -> str:
+    path = call.input.get("file_path")
+    if isinstance(path, str) and path:
+        return f"`{_short_path(path, cwd)}`"
+    return f"`{_command_text(str(call.input.get('command') or call.summary()))}`"
+
+
+def _command_text(command: str) -> str:
+    """A command on one line; a heredoc commit message is shown by its title line."""
+    command = _CD_PREFIX.sub("", command.strip())
+    lines = command.splitlines() or [""]
+    if len(lines) > 1 and re.search(r"<<-?\s*['\"]?EOF", lines[0]):
+        title = next((ln.strip() for ln in lines[1:] if ln.strip()), "")
+        program = re.split(r"\s+-m\s", lines[0])[0]
+        return _clip(f'{program} -m "{title}"', 90)
+    return _clip(lines[0], 90)
 
 
 def _ask(unit: Unit) -> str:
@@ -226,7 +246,7 @@ def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = Non
     commands = _commands(turn.tool_calls)
     if commands:
         bullets.append("Commands: " + "; ".join(commands[-5:]))
-    for error in _errors(turn.tool_calls):
+    for error in _errors(turn.tool_calls, cwd):
         bullets.append(f"Error: {error}")
     if unit.recall and unit.recall.cited:
         bullets.append("Recalled: " + ", ".join(f"`{c}`" for c in unit.recall.cited[:6]))
