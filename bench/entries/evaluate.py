@@ -55,6 +55,9 @@ class Score:
     absent_violations: int = 0
     entries: int = 0
     kept_model: int = 0
+    recall_entries: int = 0
+    labelled_chars: int = 0   # total length of the entries of labelled "entry" turns
+    labelled_entries: int = 0
     misses: list[str] = field(default_factory=list)
 
     def line(self, name: str) -> str:
@@ -62,7 +65,8 @@ class Score:
         parts = [f"{name:<11} fact coverage {self.found}/{self.facts} = {cov:.2f}",
                  f"no-entry turns right {self.none_ok}/{self.none_total}",
                  f"recalls marked {self.recall_marked}/{self.recall_total}",
-                 f"recalled facts rewritten {self.absent_violations}"]
+                 f"recalled facts rewritten {self.absent_violations}",
+                 f"mean entry {self.labelled_chars // max(1, self.labelled_entries)} chars"]
         return " | ".join(parts)
 
 
@@ -115,6 +119,7 @@ def run(path_name: str, items: list[dict], scratch: Path, show: str | None) -> S
         report = capture.record_session(root, transcript, "", config=config, include_last_turn=True)
         score.entries += report.written
         score.kept_model += report.methods.get("claude", 0)
+        score.recall_entries += report.methods.get("recall", 0)
         entries = _entries(root)
         for item in group:
             kind, body = entries.get(item["turn"], ("", ""))
@@ -134,6 +139,9 @@ def run(path_name: str, items: list[dict], scratch: Path, show: str | None) -> S
                     if phrase.lower() in text:
                         score.absent_violations += 1
                         score.misses.append(f"{item['id']}: repeats recalled {phrase!r}")
+            if body:
+                score.labelled_chars += len(body)
+                score.labelled_entries += 1
             for fact in item["facts"]:
                 score.facts += 1
                 if any(alt.lower() in text for alt in fact):
@@ -169,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             score = run(name, items, scratch, args.show)
             print(score.line(name))
             if name == "model":
-                print(f"{'':<11} entries written by the model path (1-bullet answers kept): "
-                      f"{score.kept_model}/{score.entries}")
+                print(f"{'':<11} entries from the fake model's 1-bullet answer: {score.kept_model} of "
+                      f"{score.entries} written ({score.recall_entries} recall pointers need no model)")
             if args.misses:
                 for miss in score.misses:
                     print(f"    {miss}")
