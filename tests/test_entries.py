@@ -248,3 +248,30 @@ def test_recall_never_outranks_the_decision_it_recalled(tmp_path, memory_root):
         assert all(h["kind"] != "recall" for h in hits)
     asked = json.loads(run_memdown("search", "cache eviction", "--kind", "recall", "--json", env=env).stdout)
     assert [h["turn"] for h in asked] == [recall]
+
+
+def test_api_errors_are_kept_apart_from_the_models_words(tmp_path):
+    b = TranscriptBuilder()
+    b.prompt("run the app")
+    _api_error(b, "API Error: 401 OAuth token has expired · Please run /login")
+    turn = parse_transcript(b.write(tmp_path / "t.jsonl")).turns[0]
+    assert turn.assistant_texts == [] and turn.api_errors == ["API Error: 401 OAuth token has expired · Please run /login"]
+    assert turn.steps == turn.api_errors  # drill-down still shows what happened
+
+
+def test_the_model_sees_the_folded_ask_and_the_final_message(tmp_path):
+    from memdown.services.summarize import SUMMARY_INSTRUCTIONS, render_unit_for_model
+
+    b = TranscriptBuilder()
+    b.prompt("keep get_budget_data as is for now")
+    _api_error(b, "API Error: Connection error.")
+    b.prompt("How does the app pick a sync type?")
+    b.reply("Let me look.")
+    b.reply("Add a sync_type parameter: bootstrap, backfill or delta.")
+    turns = parse_transcript(b.write(tmp_path / "t.jsonl")).turns
+    unit = plan_entries(turns).units[0]
+    rendered = render_unit_for_model(unit)
+    assert rendered.startswith("USER: How does the app pick a sync type?")
+    assert "EARLIER USER ASK (no reply): keep get_budget_data as is" in rendered
+    assert rendered.rstrip().endswith("FINAL ASSISTANT MESSAGE: Add a sync_type parameter: bootstrap, backfill or delta.")
+    assert "END of the turn" in SUMMARY_INSTRUCTIONS and "1 to 6" in SUMMARY_INSTRUCTIONS

@@ -20,6 +20,7 @@ import subprocess
 
 from .. import paths
 from ..redact import redact
+from ..transcript.content import one_line as _clip
 from ..transcript.model import ToolCall, Turn
 from ..transcript.segments import Unit, ended_badly
 
@@ -63,11 +64,6 @@ _TRIVIAL_COMMANDS = frozenset({
 _TRIVIAL_GIT = frozenset({"status", "diff", "log", "show", "branch", "remote"})
 _EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _CD_PREFIX = re.compile(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+")
-
-
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _plain(text: str) -> str:
@@ -281,10 +277,10 @@ def render_unit_for_model(unit: Unit, last_message: str | None = None) -> str:
             if step.is_error and step.result:
                 line += f"  [error: {_clip(step.result, 200)}]"
             parts.append(line)
-        elif step is not final:
+        elif step is not final and step not in turn.api_errors:
             parts.append(f"ASSISTANT (during the turn): {_clip(step, 600)}")
     for error in turn.api_errors:
-        parts.append(f"CLIENT: {error}")
+        parts.append(f"CLIENT: {_clip(error, 200)}")
     parts.append(f"FINAL ASSISTANT MESSAGE: {final}")
     text = "\n".join(parts)
     if len(text) > MAX_PROMPT_CHARS:  # keep the start (the ask) and the end (the outcome)

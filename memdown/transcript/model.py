@@ -48,7 +48,8 @@ class Turn:
     end_offset: int = 0       # byte offset just after the turn's last line
     kind: str = C.PROMPT      # "prompt" | "command" ("/x args") | "bash" ("!cmd")
     interrupted: bool = False
-    # "API Error: …" replies the client wrote in the model's place (not the model's words).
+    # "API Error: …" replies the client wrote in the model's place: in ``steps`` (drill-down
+    # shows them) but not in ``assistant_texts`` (they are not the model's words).
     api_errors: list[str] = field(default_factory=list)
     # Assistant texts and tool calls in the order they happened (for rendering).
     steps: list[str | ToolCall] = field(default_factory=list, repr=False)

@@ -150,7 +150,12 @@ class _Builder:
             self.turn_msg_ids.add(msg_id)
         key = msg_id if isinstance(msg_id, str) and msg_id else str(entry.get("uuid") or offset)
         if C.is_api_error(entry):
-            turn.api_errors.extend(C.user_text(message.get("content"))[0].strip().splitlines()[:1])
+            # Shown in drill-down (steps) like before, but never the model's own words.
+            text = C.user_text(message.get("content"))[0].strip()
+            if text:
+                turn.api_errors.append(text)
+                turn.steps.append(text)
+            self.last_text_msg = None
             turn.end_offset = end
             return
         for block in C.blocks_of(message.get("content")):
