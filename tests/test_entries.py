@@ -275,3 +275,18 @@ def test_the_model_sees_the_folded_ask_and_the_final_message(tmp_path):
     assert "EARLIER USER ASK (no reply): keep get_budget_data as is" in rendered
     assert rendered.rstrip().endswith("FINAL ASSISTANT MESSAGE: Add a sync_type parameter: bootstrap, backfill or delta.")
     assert "END of the turn" in SUMMARY_INSTRUCTIONS and "1 to 6" in SUMMARY_INSTRUCTIONS
+
+
+def test_secrets_in_a_recall_question_or_a_folded_ask_never_reach_the_files(tmp_path, memory_root):
+    token = "gh" + "p_" + "aB3dE5fG7hJ9kL2mN4pQ6rS8tU0vW1xY1234"
+    b = TranscriptBuilder()
+    _recall_turn(b, f"did we rotate the token {token} last week?", "rotated on 2026-11-18", "memory/2026-11-18.md:3-4")
+    b.prompt(f"use {token} for the deploy")
+    _api_error(b)
+    b.prompt("retry")
+    b.reply("Deploy configured.")
+    path = b.write(tmp_path / f"{b.session_id}.jsonl")
+    assert record_session(memory_root, path, b.session_id, config=_config()).written == 2
+    text = "".join(p.read_text() for p in (memory_root / "memory").rglob("*.md"))
+    assert "use " in text and "Recall:" in text
+    assert token not in text
