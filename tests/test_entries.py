@@ -290,3 +290,12 @@ def test_secrets_in_a_recall_question_or_a_folded_ask_never_reach_the_files(tmp_
     text = "".join(p.read_text() for p in (memory_root / "memory").rglob("*.md"))
     assert "use " in text and "Recall:" in text
     assert token not in text
+
+
+def test_a_recall_typed_as_a_slash_command_is_a_recall(tmp_path):
+    b = TranscriptBuilder()
+    b.prompt("<command-name>/memdown:memory-recall</command-name>\n<command-args>uploader retries</command-args>")
+    b.reply("The uploader retries with exponential backoff (memory/2026-11-19.md:8-12).")
+    turn = parse_transcript(b.write(tmp_path / "t.jsonl")).turns[0]
+    recall = recall_of(turn)
+    assert recall is not None and recall.only and recall.cited == ["memory/2026-11-19.md:8-12"]

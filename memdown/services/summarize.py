@@ -253,7 +253,8 @@ def recall_bullets(unit: Unit) -> list[str]:
     """A recall turn as a pointer: the question and what it cited, never the recalled facts."""
     cited = unit.recall.cited if unit.recall else []
     bullets = [f"Recall: {_clip(unit.turn.prompt, 240)}"]
-    bullets.append("Cited: " + ", ".join(f"`{c}`" for c in cited[:8]) if cited else "Cited: nothing found")
+    bullets.append("Cited: " + ", ".join(f"`{c}`" for c in cited[:8]) if cited
+                   else "Cited: no memory file named in the answer")
     return [redact(b) for b in bullets]
 
 

@@ -33,6 +33,7 @@ _MEMORY_PATH = re.compile(r"\.memdown/")
 # Where recalled facts live: a daily file (with lines), or a chunk id given to `expand`.
 _CITED_FILE = re.compile(r"(?:\.memdown/)?(memory/(?:[\w.-]+/)*\d{4}-\d{2}-\d{2}\.md(?::\d+(?:-\d+)?)?)")
 _EXPAND_ID = re.compile(r"memdown\s+expand\s+([0-9a-f]{8,40})\b")
+_RECALL_COMMAND = re.compile(r"^/(?:memdown:)?memory-recall\b")
 _NEUTRAL_TOOLS = frozenset({"TodoWrite", "TodoRead", "ToolSearch"})
 
 
@@ -72,7 +73,9 @@ class Recall:
 def recall_of(turn: Turn) -> Recall | None:
     """What a turn recalled from memdown memory, or None when it recalled nothing."""
     recall_calls = [c for c in turn.tool_calls if _is_recall_call(c)]
-    if not recall_calls:
+    # "/memdown:memory-recall …" typed by the user: a forked skill leaves no calls in this turn.
+    by_command = turn.kind == C.COMMAND and bool(_RECALL_COMMAND.match(turn.prompt))
+    if not recall_calls and not by_command:
         return None
     work = [c for c in turn.tool_calls if c not in recall_calls and c.name not in _NEUTRAL_TOOLS]
     cited: dict[str, None] = {}
