@@ -299,3 +299,14 @@ def test_a_recall_typed_as_a_slash_command_is_a_recall(tmp_path):
     turn = parse_transcript(b.write(tmp_path / "t.jsonl")).turns[0]
     recall = recall_of(turn)
     assert recall is not None and recall.only and recall.cited == ["memory/2026-11-19.md:8-12"]
+
+
+def test_an_ask_folded_into_a_recall_turn_is_kept(tmp_path, memory_root):
+    b = TranscriptBuilder()
+    b.prompt("switch the uploader to multipart uploads")
+    _api_error(b)
+    turn = _recall_turn(b, "what did we decide about uploads?", "multipart above 8 MB", "memory/2026-11-19.md:2-3")
+    path = b.write(tmp_path / f"{b.session_id}.jsonl")
+    record_session(memory_root, path, b.session_id, config=_config())
+    kind, body = _all_entries(memory_root)[turn]
+    assert kind == "recall" and "switch the uploader to multipart uploads" in body and "8 MB" not in body

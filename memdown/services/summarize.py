@@ -213,16 +213,22 @@ def _ask(unit: Unit) -> str:
     return f"Asked: {_clip(turn.prompt, 240)}" if turn.prompt.strip() else "Asked: (no prompt text)"
 
 
-def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = None) -> list[str]:
-    """A deterministic entry: ask, outcome, finding, files, commands, errors."""
-    turn = unit.turn
-    bullets = [_ask(unit)]
-    asks = {turn.prompt.strip()} | ({unit.retry_of.prompt.strip()} if unit.retry_of else set())
+def _earlier_asks(unit: Unit) -> list[str]:
+    """Prompts of folded empty turns, unless the entry already shows the same words."""
+    asks = {unit.turn.prompt.strip()} | ({unit.retry_of.prompt.strip()} if unit.retry_of else set())
+    out = []
     for earlier in unit.earlier:
         if earlier.prompt.strip() and earlier.prompt.strip() not in asks:
             why = f"no reply: {_clip(earlier.api_errors[0], 60)}" if earlier.api_errors else "interrupted, no reply"
-            bullets.append(f"Earlier ask ({why}): {_clip(earlier.prompt, 200)}")
+            out.append(f"Earlier ask ({why}): {_clip(earlier.prompt, 200)}")
             asks.add(earlier.prompt.strip())
+    return out
+
+
+def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = None) -> list[str]:
+    """A deterministic entry: ask, outcome, finding, files, commands, errors."""
+    turn = unit.turn
+    bullets = [_ask(unit), *_earlier_asks(unit)]
     outcome = conclusion(turn, last_message)
     if outcome:
         bullets.append(f"Outcome: {_clip(outcome, 360)}" + (" (interrupted)" if turn.interrupted else ""))
@@ -252,7 +258,7 @@ def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = Non
 def recall_bullets(unit: Unit) -> list[str]:
     """A recall turn as a pointer: the question and what it cited, never the recalled facts."""
     cited = unit.recall.cited if unit.recall else []
-    bullets = [f"Recall: {_clip(unit.turn.prompt, 240)}"]
+    bullets = [f"Recall: {_clip(unit.turn.prompt, 240)}", *_earlier_asks(unit)]
     bullets.append("Cited: " + ", ".join(f"`{c}`" for c in cited[:8]) if cited
                    else "Cited: no memory file named in the answer")
     return [redact(b) for b in bullets]
