@@ -30,6 +30,7 @@ from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
 from ..index.table import ChunkTable, FileRecord
 from ..store.chunker import chunk_markdown
+from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 from .indexing import chunk_options, index_identity
 
@@ -90,7 +91,7 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
     options = chunk_options(mem.config)
     max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
     expected: dict[str, _Expected] = {}
-    for path in iter_markdown_files(mem.root):
+    for path in [*iter_markdown_files(mem.root), *note_files(mem.root)]:  # + Claude Code's auto memory
         report.markdown_files += 1
         source = source_of(mem.root, path)
         try:

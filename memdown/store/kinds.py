@@ -20,6 +20,7 @@ KIND_RULES: tuple[tuple[str, str], ...] = (
     ("reflexions", "reflexion"),
     ("reflexion.md", "reflexion"),
     ("reflexions.md", "reflexion"),
+    ("automemory", "automemory"),  # Claude Code's own notes, read in place (store/automemory.py)
 )
 
 KINDS = tuple(sorted({kind for _, kind in KIND_RULES} | {"note"}))
