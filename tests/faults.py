@@ -67,9 +67,10 @@ def count_calls(setup: str, action: str, args: dict) -> dict[str, int]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def kill_points(counts: dict[str, int]) -> list[tuple[str, int, str]]:
-    return [(func, n, when) for func, total in sorted(counts.items()) for n in range(1, total + 1)
-            for when in ("before", "after")]
+def kill_points(counts: dict[str, int], funcs: tuple[str, ...] = STEPS) -> list[tuple[str, int, str]]:
+    """(function, nth call, before/after) for every counted call of ``funcs``."""
+    return [(func, n, when) for func, total in sorted(counts.items()) if func in funcs
+            for n in range(1, total + 1) for when in ("before", "after")]
 
 
 def run_killed(setup: str, action: str, args: dict, func: str, nth: int, when: str) -> None:
