@@ -58,19 +58,13 @@ SETUP = "from pathlib import Path\nfrom memdown.learning import reflect\n"
 PROMOTE = "reflect.promote(Path(ARGS['root']), ARGS['sig'], 'project')\n"
 
 
-@pytest.mark.integration
-def test_kill_at_every_step_of_a_promotion_leaves_old_or_new_with_a_backup(memory_root, tmp_path):
-    """os._exit just before and just after every rename of a promotion (backup,
-    learnings, CLAUDE.md): CLAUDE.md is exactly old or new, a changed file has a backup of
-    the old one, and the next run finishes a promotion that was recorded but not written."""
+def _promotion_case(memory_root: Path, tmp_path: Path, rule: str, old: str):
+    """A signal proposing ``rule`` and a CLAUDE.md holding ``old``; ``reset()`` restores both."""
     memory_root.mkdir(parents=True)
-    sig = store.append(memory_root, [Signal("convention", "Use the internal mirror for every dependency.", 3,
-                                            session="s1")])[0]
+    sig = store.append(memory_root, [Signal("convention", rule, 3, session="s1")])[0]
     template = tmp_path / "template"
     shutil.copytree(memory_root, template)
     claude = memory_root.parent / "CLAUDE.md"
-    old = "# Project\n\n" + "Existing guidance line.\n" * 200
-    args = {"root": str(memory_root), "sig": sig.id}
 
     def reset() -> None:
         shutil.rmtree(memory_root)
@@ -78,6 +72,16 @@ def test_kill_at_every_step_of_a_promotion_leaves_old_or_new_with_a_backup(memor
         claude.write_text(old)
 
     reset()
+    return claude, old, {"root": str(memory_root), "sig": sig.id}, reset
+
+
+@pytest.mark.integration
+def test_kill_at_every_step_of_a_promotion_leaves_old_or_new_with_a_backup(memory_root, tmp_path):
+    """os._exit just before and just after every rename of a promotion (backup,
+    learnings, CLAUDE.md): CLAUDE.md is exactly old or new, a changed file has a backup of
+    the old one, and the next run finishes a promotion that was recorded but not written."""
+    claude, old, args, reset = _promotion_case(memory_root, tmp_path, "Use the internal mirror for every dependency.",
+                                               "# Project\n\n" + "Existing guidance line.\n" * 200)
     counts = count_calls(SETUP, PROMOTE, args)
     new = _untokened(claude.read_text())
     assert new.startswith(old) and "Use the internal mirror for every dependency." in new[len(old):]
@@ -105,21 +109,9 @@ def test_promotion_killed_in_the_middle_of_any_write_leaves_old_or_new(memory_ro
     CLAUDE.md is by far the largest file a promotion writes, so a limit between its old and
     new sizes kills the promotion in the middle of writing it; lower limits kill it earlier
     (signals, learnings, the backup). CLAUDE.md must stay exactly old every time."""
-    memory_root.mkdir(parents=True)
     rule = "Use the internal mirror for every dependency: " + ", ".join(f"pkg{n}" for n in range(2000))
-    sig = store.append(memory_root, [Signal("convention", rule, 3, session="s1")])[0]
-    template = tmp_path / "template"
-    shutil.copytree(memory_root, template)
-    claude = memory_root.parent / "CLAUDE.md"
-    old = "# Project\n\n" + "Existing guidance line.\n" * 4000
-    args = {"root": str(memory_root), "sig": sig.id}
-
-    def reset() -> None:
-        shutil.rmtree(memory_root)
-        shutil.copytree(template, memory_root)
-        claude.write_text(old)
-
-    reset()
+    claude, old, args, reset = _promotion_case(memory_root, tmp_path, rule,
+                                               "# Project\n\n" + "Existing guidance line.\n" * 4000)
     count_calls(SETUP, PROMOTE, args)
     new = claude.read_text()
     size_old, size_new = len(old.encode()), len(new.encode())
