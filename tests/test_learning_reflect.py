@@ -185,11 +185,14 @@ def test_cross_repo_ledger_proposes_global(memory_root, tmp_path):
     assert not [c for c in reflect.analyze(memory_root, now=NOW).candidates if c.action == "globalize"]
 
 
-def test_pending_counts_are_cached_and_fast(memory_root):
+def test_pending_counts_come_from_the_cache_until_a_file_changes(memory_root, monkeypatch):
     add(memory_root, "no, use pnpm not npm")
     add(memory_root, "Exit code 1", "failure", tool="Bash")  # evidence only: no fix, not for review
     assert reflect.pending_counts(memory_root)["signals"] == 1
-    assert (memory_root / "state" / "reflect-cache.json").exists()
+    with monkeypatch.context() as m:  # a cache hit reads no signal file at all
+        m.setattr(store, "load", lambda *a, **k: pytest.fail("pending_counts re-read the signals"))
+        m.setattr(store, "read_file", lambda *a, **k: pytest.fail("pending_counts re-read the signals"))
+        assert reflect.pending_counts(memory_root)["signals"] == 1
     add(memory_root, "stop using var")
     assert reflect.pending_counts(memory_root)["signals"] == 2  # a new file stamp invalidates the cache
     assert reflect.pending_counts(memory_root.parent / "nowhere") == {}
