@@ -1,0 +1,121 @@
+"""Secret redaction for everything memdown writes.
+
+``redact(text)`` replaces secrets with ``[REDACTED:<kind>]`` markers;
+``should_skip(text)`` says a text opted out of memory (``<memdown:skip>``).
+Detectors, strongest first:
+
+- ``patterns``: provider token formats (prefix and shape) and blocks (PEM and
+  PuTTY keys, ``<private>…</private>``), replaced whole;
+- ``context``: values after a key or flag (``password=…``, ``.env`` lines,
+  ``mysql -p…``, ``docker login -p …``, ``user:pass@`` URLs, auth headers,
+  "the password is …"), only the value replaced;
+- ``multiline``: a value on the line after its key, a token wrapped across lines;
+- ``entropy``: unlabelled random-looking tokens (and hex next to a credential word);
+- ``maintained``: Yelp's detect-secrets vendor plugins, when installed, in the
+  worker and CLI commands; never in a hook process (``memdown hook …`` has
+  ``memdown.hooks.runner`` loaded) nor after ``fast_path_only()``. The other
+  four layers alone hold the whole corpus, so a hook's redaction is complete.
+
+Overlapping findings merge into one span (never leak a tail). Idempotent: no
+rule matches a marker, so ``redact(redact(x)) == redact(x)``. Linear time:
+each pattern starts at a boundary its own class cannot cross, and unbounded
+scans (PEM, ``<private>``) resume after their match.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+from . import maintained
+from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
+from .entropy import ENTROPY_RULES
+from .multiline import NEXT_LINE_RULES, find_wrapped
+from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
+
+__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact", "fast_path_only"]
+
+SKIP_MARKER = "<memdown:skip>"
+_SKIP_RE = re.compile(re.escape(SKIP_MARKER), re.IGNORECASE)
+
+_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + ENTROPY_RULES
+_JOINED_RULES: list[Rule] = TOKEN_RULES
+_use_maintained = True
+
+
+def marker(kind: str) -> str:
+    return f"{MARKER_PREFIX}{kind}]"
+
+
+def should_skip(text: str) -> bool:
+    """True when ``text`` carries the opt-out marker: record nothing."""
+    return bool(text) and _SKIP_RE.search(text) is not None
+
+
+def fast_path_only() -> None:
+    """Leave detect-secrets out of this process (hooks: its import costs ~0.3 s)."""
+    global _use_maintained
+    _use_maintained = False
+
+
+def _scan(text: str, rules: list[Rule]) -> list[tuple[int, int, int, str]]:
+    low = text.lower()
+    found: list[tuple[int, int, int, str]] = []
+    for priority, (needles, pattern, handler) in enumerate(rules):
+        if needles and not any(n in low for n in needles):
+            continue
+        pos = 0
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                break
+            span = handler(m, text)
+            if span is not None and span[2] > span[1]:
+                found.append((span[1], priority, span[2], span[0]))
+                pos = m.end()
+            else:
+                # Rejected ("password= password: x"): rescan from the value, which
+                # may itself start the real finding.
+                pos = max(m.start() + 1, value_start(m))
+    return found
+
+
+def _token_spans(text: str) -> list[Span]:
+    return [(kind, start, end) for start, _p, end, kind in _scan(text, _JOINED_RULES)]
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
+
+    The earliest-starting finding names a merged span, ties going to the more
+    specific rule.
+    """
+    if not text:
+        return []
+    found = _scan(text, _RULES)
+    extra = find_wrapped(text, _token_spans)
+    if _use_maintained and "memdown.hooks.runner" not in sys.modules:  # never in a hook process
+        extra += maintained.find(text)
+    found += [(start, len(_RULES), end, kind) for kind, start, end in extra]
+    found.sort()
+    merged: list[list] = []
+    for start, _priority, end, kind in found:
+        if merged and start < merged[-1][2]:
+            merged[-1][2] = max(merged[-1][2], end)
+        else:
+            merged.append([kind, start, end])
+    return [(k, s, e) for k, s, e in merged]
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for kind, start, end in spans:
+        out.append(text[pos:start])
+        out.append(marker(kind))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
