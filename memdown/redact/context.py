@@ -87,8 +87,8 @@ _AUTH_HEADER = re.compile(
     r"(?:(?P<scheme>(?i:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key))[ \t]+)?"
     r"(?P<v>(?!\[REDACTED:)[^\s\"'`,;()\\]+)"
 )
-# user may be empty (redis://:pw@host); a password may hold "@": the last "@" ends it.
-_URL_CREDS = re.compile(r"(?<=://)[^\s:/@?#\[\]]*:(?P<v>(?!\[REDACTED:)[^\s/?#]+)@(?=[^\s@/?#]*(?:[/?#\s:\"'`]|$))")
+# user may be empty (redis://:pw@host); a password may hold "@", "#", "?": the "@" before the host ends it.
+_URL_CREDS = re.compile(r"(?<=://)[^\s:/@?#\[\]]*:(?P<v>(?!\[REDACTED:)[^\s/]+?)@(?=[^\s@/?#]*(?:[/?#\s:\"'`]|$))")
 _ENV_LINE = re.compile(
     r"(?:(?P<ls>^)[ \t]*(?:-[ \t]+)?(?:(?:export|ENV|ARG)[ \t]+)?|(?<=[ \t;&|(]))"
     r"(?P<key>[A-Z_][A-Z0-9_]*)(?P<pre>[ \t]*)=(?P<post>[ \t]*)"

@@ -82,7 +82,23 @@ def _hex(m: re.Match[str], text: str) -> Span | None:
     return ("hex_secret", m.start(), m.end())
 
 
+# Text cut to a length (``one_line(x, 200)`` adds "…") can end in half a token
+# that no full-token rule matches any more; a token-like tail before the
+# ellipsis is dropped when it mixes letters and digits and is not words.
+_TRUNCATED = re.compile(r"(?<![A-Za-z0-9_\-+/=:])[A-Za-z0-9_\-+/=:]{12,}(?=…)")
+
+
+def _truncated(m: re.Match[str], text: str) -> Span | None:
+    tail = m.group()
+    if not (any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail)):
+        return None
+    if sum(len(w) for w in _WORD.findall(tail)) / len(tail) >= 0.35:
+        return None
+    return ("truncated", m.start(), m.end())
+
+
 ENTROPY_RULES: list[Rule] = [
     ((), _TOKEN, _token),
     ((), _HEX, _hex),
+    (("…",), _TRUNCATED, _truncated),
 ]

@@ -36,7 +36,7 @@ def _first_line(text: str, limit: int) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(redact(text).split())  # redact before cutting: half a token no longer matches
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
