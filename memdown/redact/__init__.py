@@ -86,8 +86,8 @@ def _token_spans(text: str) -> list[Span]:
 def find_secrets(text: str) -> list[Span]:
     """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
 
-    The earliest-starting finding names a merged span, ties going to the more
-    specific rule.
+    The earliest-starting finding of our own rules names a merged span, ties
+    going to the more specific rule; detect-secrets names only what it alone found.
     """
     if not text:
         return []
@@ -97,13 +97,18 @@ def find_secrets(text: str) -> list[Span]:
         extra += maintained.find(text)
     found += [(start, len(_RULES), end, kind) for kind, start, end in extra]
     found.sort()
-    merged: list[list] = []
-    for start, _priority, end, kind in found:
+    maintained_priority = len(_RULES)
+    merged: list[list] = []  # [kind, start, end, named by the maintained layer]
+    for start, priority, end, kind in found:
+        ours = priority < maintained_priority
         if merged and start < merged[-1][2]:
-            merged[-1][2] = max(merged[-1][2], end)
+            last = merged[-1]
+            last[2] = max(last[2], end)
+            if ours and last[3]:
+                last[0], last[3] = kind, False  # our kinds say more (slack_webhook, not ds_slack_token)
         else:
-            merged.append([kind, start, end])
-    return [(k, s, e) for k, s, e in merged]
+            merged.append([kind, start, end, not ours])
+    return [(k, s, e) for k, s, e, _m in merged]
 
 
 def redact(text: str) -> str:

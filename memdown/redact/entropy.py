@@ -29,6 +29,7 @@ _WORD = re.compile(r"[a-z]{5,}|[A-Z][a-z]{3,}|[A-Z]{5,}")
 _ID_KEY_BEFORE = re.compile(
     r"(?i:id|uuid|sha\d*|hash|digest|path|file|name|url|etag|version|ref|node|checksum)[\"']?[ \t]*[:=][ \t]*[\"']?$"
 )
+_MARKER = re.compile(r"\[REDACTED:[^\]]*\]")
 MAX_BLOB = 300  # longer runs are data (images, archives), not credentials
 
 
@@ -74,7 +75,7 @@ def _hex(m: re.Match[str], text: str) -> Span | None:
     if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
         return None
     before, after = _line_around(text, m.start(), m.end())
-    near = before[-80:] + " " + after[:40]
+    near = _MARKER.sub("", before[-80:] + " " + after[:40])  # "[REDACTED:api_key]" is no cue: stay idempotent
     if _DIGEST_BEFORE.search(before[-30:]) or _HASH_WORD.search(near):
         return None
     if not _CREDENTIAL_WORD.search(near):
