@@ -11,10 +11,12 @@ Detectors, strongest first:
   "the password is …"), only the value replaced;
 - ``multiline``: a value on the line after its key, a token wrapped across lines;
 - ``entropy``: unlabelled random-looking tokens (and hex next to a credential word);
-- ``maintained``: Yelp's detect-secrets vendor plugins, when installed, in the
-  worker and CLI commands; never in a hook process (``memdown hook …`` has
-  ``memdown.hooks.runner`` loaded) nor after ``fast_path_only()``. The other
-  four layers alone hold the whole corpus, so a hook's redaction is complete.
+- ``maintained``: Yelp's detect-secrets vendor plugins, in processes that ask
+  for them with ``enable_maintained_detectors()`` (the detached worker, which
+  redacts whole turns and the transcript archive). Off by default: its import
+  costs ~0.3 s, too much for a hook, and paid on a first ``redact`` under a
+  file lock it held the lock long enough for other writers to time out. The
+  other four layers alone hold the whole labelled corpus.
 
 Overlapping findings merge into one span (never leak a tail). Idempotent: no
 rule matches a marker, so ``redact(redact(x)) == redact(x)``. Linear time:
@@ -24,7 +26,6 @@ scans (PEM, ``<private>``) resume after their match.
 from __future__ import annotations
 
 import re
-import sys
 
 from . import maintained
 from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
@@ -32,14 +33,15 @@ from .entropy import ENTROPY_RULES
 from .multiline import NEXT_LINE_RULES, find_wrapped
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
 
-__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact", "fast_path_only"]
+__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact",
+           "enable_maintained_detectors"]
 
 SKIP_MARKER = "<memdown:skip>"
 _SKIP_RE = re.compile(re.escape(SKIP_MARKER), re.IGNORECASE)
 
 _RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + ENTROPY_RULES
 _JOINED_RULES: list[Rule] = TOKEN_RULES
-_use_maintained = True
+_use_maintained = False
 
 
 def marker(kind: str) -> str:
@@ -51,10 +53,12 @@ def should_skip(text: str) -> bool:
     return bool(text) and _SKIP_RE.search(text) is not None
 
 
-def fast_path_only() -> None:
-    """Leave detect-secrets out of this process (hooks: its import costs ~0.3 s)."""
+def enable_maintained_detectors(enabled: bool = True) -> bool:
+    """Add detect-secrets to this process's redaction, loading it now (never lazily
+    under a lock). Returns whether it is available."""
     global _use_maintained
-    _use_maintained = False
+    _use_maintained = enabled and maintained.available()
+    return _use_maintained
 
 
 def _scan(text: str, rules: list[Rule]) -> list[tuple[int, int, int, str]]:
@@ -93,7 +97,7 @@ def find_secrets(text: str) -> list[Span]:
         return []
     found = _scan(text, _RULES)
     extra = find_wrapped(text, _token_spans)
-    if _use_maintained and "memdown.hooks.runner" not in sys.modules:  # never in a hook process
+    if _use_maintained:
         extra += maintained.find(text)
     found += [(start, len(_RULES), end, kind) for kind, start, end in extra]
     found.sort()

@@ -1,9 +1,9 @@
 """Yelp's detect-secrets plugins (Apache-2.0, PyPI ``detect-secrets``) as a second detector.
 
-Used by ``redact`` in the worker and in CLI commands. Never on a hook's fast
-path: importing detect-secrets costs ~0.3 s (its plugin base imports
-``requests`` for verification, which we never call); hooks call
-``memdown.redact.fast_path_only()`` first.
+Used by ``redact`` only in processes that call
+``memdown.redact.enable_maintained_detectors()`` (the detached worker). Never
+on a hook's fast path: importing detect-secrets costs ~0.3 s (its plugin base
+imports ``requests`` for verification, which we never call).
 
 Plugins used: every vendor plugin with a fixed token shape (AWS, Azure
 storage, basic-auth URLs, GitHub, GitLab, npm ``.npmrc``, PyPI, SendGrid,

@@ -89,6 +89,9 @@ def run_job(root: Path, job: str, payload: dict[str, Any]) -> None:
         return
     if job not in ("stop", "precompact", "sessionend"):
         raise ValueError(f"unknown job {job!r}")
+    from ..redact import enable_maintained_detectors
+
+    enable_maintained_detectors()  # detect-secrets joins our rules here: loaded up front, never under a lock
     failed: list[str] = []
     for name, step in _steps(root, job, payload):
         try:
