@@ -180,6 +180,12 @@ def _auth_header(m: re.Match[str], text: str) -> Span | None:
     return ("auth_header", m.start("v"), m.end("v"))
 
 
+def _real_value(m: re.Match[str]) -> tuple[str, str] | None:
+    """The matched value and its group name, None when absent or a placeholder."""
+    found = _value_group(m)
+    return None if found is None or _placeholder(found[1]) else found
+
+
 def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
     for name in ("eq", "dq", "sq", "bare"):
         if name in m.re.groupindex and m.group(name) is not None:
@@ -207,12 +213,10 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
         return None  # "FOO_KEY = 'x'" is code; the assignment rule judges it
     if not _env_key_is_secret(m.group("key")):
         return None
-    found = _value_group(m)
+    found = _real_value(m)
     if found is None:
         return None
     name, value = found
-    if _placeholder(value):
-        return None
     if name == "bare":
         if value.isdigit() and len(value) <= 5 or _PATH_LIKE.match(value):
             return None
@@ -239,12 +243,10 @@ def _assign_kind(key: str) -> str:
 
 
 def _assignment(m: re.Match[str], text: str) -> Span | None:
-    found = _value_group(m)
+    found = _real_value(m)
     if found is None:
         return None
     name, value = found
-    if _placeholder(value):
-        return None
     key, sep = m.group("key"), m.group("sep")
     if name != "bare":
         if not any(c.isalnum() for c in value):
