@@ -44,6 +44,10 @@ def repo_id(root: Path) -> str:
 
 
 def record(root: Path, fp: str, text: str, learning_id: str, *, status: str = "promoted", day: str = "") -> None:
+    from ..redact import redact
+
+    text = redact(text)  # the ledger lives under MEMDOWN_HOME: never a raw secret there
+
     def change(fps: dict) -> None:
         item = fps.setdefault(fp, {"text": text, "repos": {}})
         item["text"] = text

@@ -20,9 +20,13 @@ import subprocess
 
 from .. import paths
 from ..redact import redact
-from ..transcript.content import one_line as _clip
+from ..transcript.content import one_line
 from ..transcript.model import ToolCall, Turn
 from ..transcript.segments import Unit, ended_badly
+
+
+def _clip(text: str, limit: int) -> str:
+    return one_line(redact(text), limit)  # redact before cutting: half a token no longer matches
 
 MAX_PROMPT_CHARS = 14_000
 MIN_BULLETS, MAX_BULLETS = 1, 8
@@ -68,12 +72,12 @@ _CD_PREFIX = re.compile(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+")
 
 def _plain(text: str) -> str:
     """Markdown emphasis, headings and emoji ticks removed; one line."""
-    return " ".join(_MARKUP.sub(" ", text).split())
+    return " ".join(_MARKUP.sub(" ", redact(text)).split())  # redact first: stripping "*" splits a secret
 
 
 def _sentences(text: str) -> list[str]:
     """Sentences of prose: code blocks are left out (they are shown by the files and commands)."""
-    lines = [ln.strip(" -•\t") for ln in _CODE_FENCE.sub("\n", text).splitlines()]
+    lines = [ln.strip(" -•\t") for ln in _CODE_FENCE.sub("\n", redact(text)).splitlines()]  # redact whole: <private> spans lines
     parts: list[str] = []
     for line in lines:
         parts.extend(s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])", line) if s.strip())

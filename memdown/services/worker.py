@@ -105,6 +105,9 @@ def _steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Callable[[], N
 
 def run_steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Exception]]:
     """Run the steps not done yet (recorded in ``done_steps``); one failing step does not stop the others."""
+    from ..redact import enable_maintained_detectors
+
+    enable_maintained_detectors()  # detect-secrets joins our rules here: loaded up front, never under a lock
     failures: list[tuple[str, Exception]] = []
     done = record.setdefault("done_steps", [])
     for name, step in _steps(root, record):
