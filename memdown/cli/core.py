@@ -126,6 +126,8 @@ def register(cli: click.Group) -> None:
             report = mem.index(list(targets) if targets else None, rebuild=rebuild, progress=progress)
         finally:
             progress.close()
+            for note in mem.notices:
+                click.echo(f"memdown: {note}", err=True)
         if as_json:
             print_json(report.to_dict())
         else:

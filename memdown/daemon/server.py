@@ -379,6 +379,8 @@ class Daemon:
                     next_reconcile = now + self.reconcile_seconds
                     if changed_sources(self.root):
                         self.queue.add(None, full=True, reason="periodic check found changes")
+                    elif now >= self._backoff_until:
+                        self._check_health()
                     continue
                 waits = [next_reconcile - now, 1.0]
                 if due is not None:
@@ -391,6 +393,26 @@ class Daemon:
             except Exception:
                 self.log.exception("index worker error")
                 time.sleep(1.0)
+
+    def _check_health(self) -> None:
+        """Catch damage that gives no error (a rolled-back manifest) or none until read.
+
+        Opens the table with its count and version checks and reads every id;
+        damage queues a full pass, which rebuilds from the markdown.
+        """
+        from ..index.table import ChunkTable
+
+        table = ChunkTable(paths.index_dir(self.root))
+        try:
+            with self.lock:
+                if self.writing or not table.exists():
+                    return
+                table.open()
+                table.probe()
+        except IndexUnavailableError as exc:
+            self.log.warning("index damaged (%s); rebuilding from the markdown", exc.one_line())
+            self.mem.invalidate_index()
+            self.queue.add(None, full=True, reason="index damaged")
 
     def _warm_up(self) -> None:
         """Load lancedb, the table and the model once, so the first search is warm."""
@@ -430,15 +452,18 @@ class Daemon:
         except NotInitializedError:
             self._root_gone()
         except (LockTimeoutError, ModelUnavailableError, IndexUnavailableError) as exc:
-            self._retry_later(changed, full, exc)
+            self._retry_later(changed, full, exc, quiet=True)
         except Exception as exc:
-            self.log.exception("indexing failed")
             self._retry_later(changed, full, exc, rebuild=True)
         finally:
             self.queue.done()
 
-    def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False) -> None:
-        self.last_error = f"index: {type(exc).__name__}: {exc}"[:300]
+    def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False,
+                     quiet: bool = False) -> None:
+        detail = exc.one_line() if isinstance(exc, MemdownError) else f"{type(exc).__name__}: {exc}"
+        self.last_error = f"index: {detail}"[:300]
+        if not quiet:
+            self.log.exception("indexing failed")  # a bug: keep the traceback in the daemon's log
         self.log.warning("indexing failed (%s); retrying in %.0fs", self.last_error, self._backoff)
         if rebuild:
             self._needs_rebuild = True
@@ -483,6 +508,9 @@ class Daemon:
             finally:
                 self.writing = False
                 self._meta_sig = self._read_meta_sig()
+                for note in self.mem.notices:  # e.g. a damaged embedding cache started afresh
+                    self.log.warning("%s", note)
+                self.mem.notices.clear()
         self.counters["index_passes"] += 1
         self.counters["files_indexed"] += report.files_indexed
         self.counters["files_removed"] += report.files_removed
