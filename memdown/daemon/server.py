@@ -304,6 +304,8 @@ class Daemon:
                     notices = list(self.mem.notices)
                     self.mem.notices.clear()
                     self._meta_sig = self._read_meta_sig()
+                    for note in notices:  # e.g. a damaged index rebuilt while answering
+                        self.log.warning("%s: %s", op, note)
         except MemdownError as exc:
             self.counters["errors"] += 1
             self.log.info("%s failed: %s", op, exc.one_line())
@@ -328,7 +330,7 @@ class Daemon:
     def _refresh_reader(self) -> None:
         """Re-open the table if another process rewrote the index since we last looked."""
         sig = self._read_meta_sig()
-        if sig != self._meta_sig:
+        if sig != self._meta_sig or self.mem.table.rolled_back():
             self.mem.invalidate_index()  # Memory.ensure_index re-opens (and checks the count)
 
     def status_info(self) -> dict[str, Any]:
@@ -405,8 +407,15 @@ class Daemon:
         table = ChunkTable(paths.index_dir(self.root))
         try:
             with self.lock:
-                if self.writing or not table.exists():
+                if self.writing:
                     return
+                if self.mem.embedder.cache is not None:
+                    self.mem.embedder.cache.revalidate()
+                    for note in self.mem.notices:
+                        self.log.warning("%s", note)
+                    self.mem.notices.clear()
+                if not table.exists():
+                    raise IndexUnavailableError("the index is missing")
                 table.open()
                 table.probe()
         except IndexUnavailableError as exc:
@@ -529,6 +538,8 @@ class Daemon:
             report.chunks_added, report.chunks_removed, report.chunks_total,
             f"; rebuilt ({report.rebuild_reason})" if report.rebuilt else "",
         )
+        if report.rebuilt and batch is not None:  # not asked for: the index was damaged or incompatible
+            self.log.warning("index rebuilt from the markdown (%s)", report.rebuild_reason)
         for warning in report.warnings:
             self.log.warning("%s", warning)
         for skipped in report.skipped:

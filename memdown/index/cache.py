@@ -44,6 +44,7 @@ class EmbeddingCache:
         self.on_notice = on_notice
         self._db: sqlite3.Connection | None = None
         self._disabled = False  # could not even start a fresh cache: run without one
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file we opened
 
     # --- opening and healing ------------------------------------------------
     def _notice(self, text: str) -> None:
@@ -52,6 +53,7 @@ class EmbeddingCache:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _check_header(self.path)
         # The daemon uses one cache from several threads, always under its own lock.
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         try:
@@ -64,7 +66,27 @@ class EmbeddingCache:
         except BaseException:
             db.close()
             raise
+        st = os.stat(self.path)
+        self._identity = (st.st_dev, st.st_ino)
         return db
+
+    def ensure_open(self) -> None:
+        """Open now (healing a damaged file), rather than at the first lookup."""
+        self._conn()
+
+    def revalidate(self) -> None:
+        """For long-lived processes: notice a cache replaced, removed or truncated under us."""
+        if self._db is None:
+            return
+        try:
+            st = os.stat(self.path)
+            replaced = (st.st_dev, st.st_ino) != self._identity
+            _check_header(self.path)
+        except (OSError, sqlite3.DatabaseError):
+            replaced = True
+        if replaced:
+            self.close()
+            self._conn()
 
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is None and not self._disabled:
@@ -95,6 +117,8 @@ class EmbeddingCache:
         target = self.path.with_name(self.path.name + _BROKEN_SUFFIX)
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.unlink(target)
         for suffix in ("-wal", "-shm", "-journal"):
             try:
                 os.unlink(f"{self.path}{suffix}")
@@ -108,15 +132,11 @@ class EmbeddingCache:
         if not os.path.lexists(self.path):
             return None
         try:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
-            try:
-                result = db.execute("PRAGMA quick_check").fetchone()
-                db.execute("SELECT count(*) FROM embeddings").fetchone()
-            finally:
-                db.close()
+            _check_header(self.path)
         except (sqlite3.DatabaseError, OSError) as exc:
             return _describe(exc)
-        return None if result and result[0] == "ok" else str(result[0] if result else "check failed")[:80]
+        result = _quick_check(self.path)
+        return None if result == "ok" else result[:80]
 
     def reset(self, why: str = "repair") -> None:
         """Start the cache afresh (``memdown verify --repair``)."""
@@ -181,6 +201,42 @@ class EmbeddingCache:
             self._db = None
 
 
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not SQLite, or shorter than its header says (truncated).
+
+    SQLite itself would only fail once it reads a missing page, maybe much later.
+    """
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except FileNotFoundError:
+        return
+    if not header:
+        return  # an empty file: SQLite makes it a database
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        raise sqlite3.DatabaseError("file is not a database")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    if pages and size < pages * page_size and _quick_check(path) != "ok":
+        # (A checkpoint in another process can briefly look like this; the check tells them apart.)
+        raise sqlite3.DatabaseError("database file is truncated")
+
+
+def _quick_check(path: Path) -> str:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            row = db.execute("PRAGMA quick_check").fetchone()
+            db.execute("SELECT count(*) FROM embeddings").fetchone()
+        finally:
+            db.close()
+    except (sqlite3.DatabaseError, OSError) as exc:
+        return _describe(exc)
+    return str(row[0]) if row else "check failed"
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
@@ -236,7 +292,9 @@ class CachedEmbedder:
         return self.inner.embed_query(text)
 
     def load(self) -> None:
-        """Load the wrapped model early if it supports that (fail fast when missing)."""
+        """Load the wrapped model early if it supports that (fail fast when missing); open the cache."""
+        if self.cache is not None:
+            self.cache.ensure_open()
         loader = getattr(self.inner, "load", None)
         if loader is not None:
             loader()

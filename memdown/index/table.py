@@ -231,6 +231,15 @@ class ChunkTable:
                     found[os.path.relpath(path, base)] = [st.st_size, st.st_mtime_ns]
         return found
 
+    def rolled_back(self) -> bool:
+        """The open table is older than our last write recorded (a long-lived reader's cheap check)."""
+        if self._table is None or self.meta is None:
+            return False
+        try:
+            return int(self._table.version) < self.meta.table_version
+        except Exception:  # LanceDB has no exception classes of its own
+            return True
+
     def probe(self) -> None:
         """Read every row's id (cheap: one small column); damaged data files fail here."""
         try:
