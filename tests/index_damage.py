@@ -153,7 +153,7 @@ def clean_lines(text: str) -> list[str]:
     bad = []
     for line in text.splitlines():
         if ("Traceback" in line or "File \"" in line or ".rs:" in line or "lance::" in line
-                or "/rustc/" in line or "LanceError" in line or "cargo" in line):
+                or "/rustc/" in line or "LanceError" in line or "cargo" in line or "lance error" in line):
             bad.append(line)
     return bad
 
