@@ -111,6 +111,18 @@ def register(cli: click.Group) -> None:
             click.echo(f"  created {item}")
         click.echo("Write markdown under memory/, then run `memdown index`.")
 
+    @cli.command("merge-file")
+    @click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    def merge_file(base: Path, ours: Path, theirs: Path) -> None:
+        """Git merge driver (set up by `memdown init`): merge memory files entry by entry into OURS."""
+        from ..services.merge import merge_files
+
+        if not merge_files(base, ours, theirs):
+            click.echo(f"memdown: an entry was changed on both sides; marked in {ours}", err=True)
+            click.get_current_context().exit(1)
+
     @cli.command()
     @click.argument("targets", nargs=-1, type=click.Path(path_type=Path))
     @click.option("--rebuild", is_flag=True, help="Drop the index and rebuild it from the markdown.")
