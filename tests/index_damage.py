@@ -93,6 +93,28 @@ def data_file_random_bytes(root: Path, cache: Path) -> None:
             handle.write(rng.randbytes(max(1, size // 2 - start)))
 
 
+def vector_bytes_rotted(root: Path, cache: Path) -> None:
+    """Bit rot inside one stored vector: LanceDB reads it back without any error."""
+    from array import array
+
+    from memdown.index.table import ChunkTable
+
+    table = ChunkTable(root / "index")
+    table.open(verify_count=False)
+    vectors = [r["vector"] for r in table.table.search().select(["vector"]).limit(None).to_list()]
+    for vector in vectors:
+        needle = array("f", vector).tobytes()
+        for data in _data_files(root):
+            blob = data.read_bytes()
+            at = blob.find(needle)
+            if at >= 0:
+                with open(data, "r+b") as handle:
+                    handle.seek(at + 8)
+                    handle.write(array("f", [7.5, -3.25, 1e6]).tobytes())
+                return
+    raise AssertionError("no stored vector found in the data files")
+
+
 def versions_deleted(root: Path, cache: Path) -> None:
     shutil.rmtree(lance_dir(root) / "_versions")
 
@@ -118,6 +140,7 @@ DAMAGE: dict[str, Callable[[Path, Path], None]] = {
     "data_file_deleted": data_file_deleted,
     "data_file_truncated": data_file_truncated,
     "data_file_random_bytes": data_file_random_bytes,
+    "vector_bytes_rotted": vector_bytes_rotted,
     "versions_deleted": versions_deleted,
     "newest_manifest_deleted": newest_manifest_deleted,
     "table_folder_deleted": table_folder_deleted,
@@ -125,7 +148,7 @@ DAMAGE: dict[str, Callable[[Path, Path], None]] = {
 
 # Damage that LanceDB itself cannot notice (it opens and answers): only the
 # check of the table against the markdown finds it.
-SILENT = {"newest_manifest_deleted", "data_file_random_bytes"}
+SILENT = {"newest_manifest_deleted", "vector_bytes_rotted"}
 
 
 def day_text(n: int) -> str:

@@ -152,6 +152,38 @@ def test_daemon_heals_without_spinning(built: Path, fake_embedder, case: str) ->
     assert Memory.open(built, embedder=fake_embedder).embedder.cache.check() is None
 
 
+@pytest.mark.parametrize("case", sorted(SILENT))
+def test_daemon_health_check_heals_silent_damage_untriggered(built: Path, fake_embedder, case: str) -> None:
+    """No query, no file change: the periodic check alone notices damage LanceDB reads without error."""
+    expected = rows(built, fake_embedder)
+    d = Daemon(built, embedder=fake_embedder, debounce_ms=100, idle_seconds=0, warmup_delay=0.0,
+               reconcile_seconds=0.3)
+    d.start()
+    runner = threading.Thread(target=d.run_until_stopped, daemon=True)
+    runner.start()
+    try:
+        assert wait_for(lambda: d.warm, 20)
+        with d.lock:
+            damage(built, case)
+        assert wait_for(lambda: d.counters["index_passes"] >= 1 and not d.writing, 30)
+    finally:
+        d.request_stop("test over")
+        runner.join(5)
+        d.shutdown()
+    assert_healed(built, fake_embedder, expected)
+
+
+def test_verify_catches_vectors_the_model_did_not_make(built: Path, fake_embedder) -> None:
+    """Text intact, vectors wrong (written by a bug or another model): only the vector check sees it."""
+    mem = Memory.open(built, embedder=fake_embedder)
+    mem.table.open()
+    mem.table.table.update(where="source = 'memory/2026-01-03.md'", values={"vector": [0.5] * 64})
+    report = verify(Memory.open(built, embedder=fake_embedder))
+    assert report.bad_vectors == 2 and report.index_state == "corrupted"
+    after = repair(Memory.open(built, embedder=fake_embedder), report)
+    assert after.ok and after.bad_vectors == 0
+
+
 def test_rolled_back_version_with_the_same_row_count_is_caught(built: Path, fake_embedder) -> None:
     """An edit that keeps the chunk count: only the recorded table version tells old from new."""
     mem = Memory.open(built, embedder=fake_embedder)
@@ -170,7 +202,7 @@ def test_damaged_cache_vectors_count_as_misses(built: Path, fake_embedder) -> No
     import sqlite3
 
     db = sqlite3.connect(paths.embedding_cache_file())
-    db.execute("UPDATE embeddings SET vector = X'00FF'")  # wrong length
+    db.execute("UPDATE embeddings SET vector = X'0000803F0000803F'")  # two floats: a vector of the wrong length
     db.commit()
     db.close()
     mem = Memory.open(built, embedder=fake_embedder)

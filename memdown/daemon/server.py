@@ -421,6 +421,7 @@ class Daemon:
         except IndexUnavailableError as exc:
             self.log.warning("index damaged (%s); rebuilding from the markdown", exc.one_line())
             self.mem.invalidate_index()
+            self._needs_rebuild = True  # a full pass finds no changed markdown: rebuild outright
             self.queue.add(None, full=True, reason="index damaged")
 
     def _warm_up(self) -> None:
@@ -487,7 +488,7 @@ class Daemon:
         """Index ``targets`` (None: a full pass) in batches, each under the query lock."""
         if self._needs_rebuild:
             self._needs_rebuild = False
-            self.log.warning("rebuilding the index after a write error")
+            self.log.warning("rebuilding the index from the markdown (damaged, or a write failed)")
             self._write(None, rebuild=True)
             return
         if targets is None:
