@@ -105,7 +105,7 @@ def register(cli: click.Group) -> None:
         from ..store.layout import init_layout
 
         root = resolve_root(memory_dir)
-        created = init_layout(root)
+        created = init_layout(root, register_driver=True)
         click.echo(f"memory root: {root}")
         for item in created:
             click.echo(f"  created {item}")

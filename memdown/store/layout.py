@@ -16,7 +16,7 @@ from .. import paths
 from ..fsutil import atomic_write_text, file_lock
 
 
-def init_layout(root: Path) -> list[str]:
+def init_layout(root: Path, *, register_driver: bool = False) -> list[str]:
     """Create the memory root, its folders and .gitignore; idempotent.
 
     Returns what was created or updated (relative paths), for the CLI to report.
@@ -44,7 +44,7 @@ def init_layout(root: Path) -> list[str]:
                 "# memdown: merge memory entry by entry when two clones wrote on the same day (docs/teams.md)"]
             atomic_write_text(attributes, "\n".join(existing + header + missing) + "\n")
             created.append(str(attributes.relative_to(root.parent)))
-    register_merge_driver(root)
+    register_merge_driver(root, force=register_driver)
     return created
 
 
@@ -57,19 +57,30 @@ def merge_driver_command() -> str:
     return f"{shlex.quote(sys.executable)} -m memdown merge-file %O %A %B"
 
 
-def register_merge_driver(root: Path) -> bool:
+def register_merge_driver(root: Path, *, force: bool = False) -> bool:
     """Set ``merge.memdown.*`` in the repository holding ``root`` (its .git/config only).
 
-    Cheap after the first time (a marker in the gitignored state folder); no
-    repository or no git: nothing to do, and git's plain merge applies.
+    Tried once per clone (a marker in the gitignored state folder keeps the
+    capture path free of subprocesses); ``memdown init`` tries again. No
+    repository or no git: git's plain merge applies.
     """
     command = merge_driver_command()
     marker = paths.state_dir(root) / "merge-driver"
     try:
-        if marker.read_text(encoding="utf-8") == command:
+        if not force and marker.read_text(encoding="utf-8").split("\n", 1)[-1] == command:
             return True
     except OSError:
         pass
+    registered = _git_config(root, command)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(marker, f"{'registered' if registered else 'no git repository'}\n{command}")
+    except OSError:
+        pass
+    return registered
+
+
+def _git_config(root: Path, command: str) -> bool:
     try:
         for key, value in (("name", "memdown: merge memory files entry by entry"), ("driver", command)):
             done = subprocess.run(["git", "-C", str(root), "config", "--local", f"merge.{MERGE_DRIVER}.{key}", value],
@@ -78,6 +89,4 @@ def register_merge_driver(root: Path) -> bool:
                 return False  # not inside a git repository
     except (OSError, subprocess.SubprocessError):
         return False
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(marker, command)
     return True
