@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -175,7 +176,7 @@ def clean_lines(text: str) -> list[str]:
     """Lines that would betray a leak of internals: tracebacks and Rust paths/messages."""
     bad = []
     for line in text.splitlines():
-        if ("Traceback" in line or "File \"" in line or ".rs:" in line or "lance::" in line
+        if (re.search(r"[A-Za-z]Warning: ", line) or "Traceback" in line or "File \"" in line or ".rs:" in line or "lance::" in line
                 or "/rustc/" in line or "LanceError" in line or "cargo" in line or "lance error" in line):
             bad.append(line)
     return bad

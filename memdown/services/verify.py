@@ -157,8 +157,8 @@ def _implausible_vectors(batch, hashes: list[str], cached) -> int:
     if column.null_count:
         return column.null_count
     dim = column.type.list_size
-    vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float64)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # garbage bytes overflow here; they are what we look for
+        vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float64)
         norms = np.einsum("ij,ij->i", vectors, vectors)
     bad = ~np.isfinite(norms)
     known = cached(hashes) if cached else {}
