@@ -16,6 +16,10 @@ def main() -> None:
         from .hooks.runner import main as hook_main
 
         sys.exit(hook_main(argv[1:]))
+    if argv and argv[0] == "worker":  # detached job worker started by hooks: no click either
+        from .services.worker import main as worker_main
+
+        sys.exit(worker_main(argv[1:]))
     if argv and argv[0] in ("search", "expand", "stats"):
         from .cli.fastpath import run
 

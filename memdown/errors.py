@@ -66,6 +66,10 @@ class InputFileError(MemdownError):
     exit_code = 7
 
 
+class SpecialFileError(InputFileError):
+    """A FIFO, device, socket or directory where a regular file was expected (refused, never read)."""
+
+
 class LockTimeoutError(MemdownError):
     """Another process held a lock for longer than we were willing to wait."""
 

@@ -85,3 +85,43 @@ def test_failure_path_is_fast_and_imports_nothing_heavy(memory_root, tmp_path):
     data = json.loads(out.stdout)
     assert data["heavy"] == []
     # (bench figures, not test asserts, cover speed: ~50 ms for import + lookup + record)
+
+
+PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; this exceeds GitHub's file size limit of "
+              "100.00 MB\nremote: error: GH001: Large files detected.\n ! [remote rejected] main -> main "
+              "(pre-receive hook declined)")
+
+
+def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
+    """The issue's case: a push rejected over a 103 MB file, fixed by untracking it, then the same push."""
+    from memdown.signals.mining import mine_session
+    from tests.transcript_factory import TranscriptBuilder
+
+    memory_root.mkdir(parents=True)
+    push = {"command": "git push origin main"}
+    sig = record_failure(memory_root, session_id="s-push", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    tb = TranscriptBuilder(session_id="s-push")
+    tb.prompt("push it")
+    tb.tool("Bash", push, PUSH_ERROR, is_error=True)
+    tb.tool("Bash", {"command": "git status --short"}, "M .gitignore")
+    tb.tool("Bash", {"command": "git rm --cached data/model.bin && echo data/model.bin >> .gitignore"}, "rm 'data/model.bin'")
+    tb.tool("Bash", {"command": "git commit --amend --no-edit"}, "[main 4d5e6f] add model")
+    tb.tool("Bash", push, "To github.com:me/app.git\n   1a2b3c..4d5e6f  main -> main")
+    mine_session(memory_root, tb.write(tmp_path / "s-push.jsonl"), "s-push")
+    fix = store.get(memory_root, sig.id).extra["fix"]
+    assert "git rm --cached data/model.bin" in fix and "git push" not in fix
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    assert note is not None and "What fixed it: Bash `git rm --cached data/model.bin" in note
+    assert "What fixed it: Bash `git push origin main`" not in note
+
+
+def test_a_recorded_fix_equal_to_the_failing_call_is_not_offered(memory_root):
+    """Signals written by older miners may carry the failing call as "fix": lookup ignores them."""
+    memory_root.mkdir(parents=True)
+    push = {"command": "git push origin main"}
+    sig = record_failure(memory_root, session_id="s-old", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    store.update(memory_root, {sig.id: {"fix": "Bash `git push  origin main`"}})
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR) is None
+    store.update(memory_root, {sig.id: {"fix": "Bash `git lfs migrate import --include=data/model.bin`"}})
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    assert note is not None and "git lfs migrate" in note

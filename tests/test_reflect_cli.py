@@ -72,7 +72,7 @@ def test_session_to_claude_md_to_session_start(memory_root, isolate_paths, tmp_p
     undo = _json(run_memdown("reflect", "undo", result["learning"], "--json"))
     assert undo["action"] == "revert" and "memdown:LRN" not in claude.read_text()
     sweep = _json(run_memdown("reflect", "sweep", "--json"))
-    assert set(sweep) == {"folded", "expired", "semantic"}
+    assert set(sweep) == {"folded", "expired", "semantic", "automemory"}
 
 
 def test_capture_toggle(memory_root):

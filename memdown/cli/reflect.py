@@ -8,7 +8,7 @@ import click
 from .. import paths
 from .common import dir_option, json_option, print_json, resolve_root
 
-TARGET_CHOICE = click.Choice(["project", "project-local", "global", "learnings", "improvements", "reflexion"])
+TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
 
 
 def _root(memory_dir: Path | None) -> Path:

@@ -55,7 +55,7 @@ class DaemonLock:
         A short retry covers status probes, which hold a shared lock for a
         few microseconds.
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout
         while True:
             try:

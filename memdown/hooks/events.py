@@ -5,16 +5,18 @@ anything slow goes to a detached worker (see ``detach``).
 """
 from __future__ import annotations
 
-import os
 import re
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 from .. import paths
 from ..config import load_config
 
-Handler = Callable[[dict[str, Any], "Path | None"], dict[str, Any]]
+TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Handler = Callable[[dict[str, Any], Path | None], dict[str, Any]]
+
 
 # Words that suggest the user is reaching back in time; the recall hint is
 # added for these prompts and for the first prompt of each session.
@@ -85,24 +87,30 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
             from .runner import log_line
 
             log_line(root, "SessionStart", f"live index not started: {type(exc).__name__}: {exc}")
-    _retry_stale_jobs(root)
+    try:
+        queue = _retry_pending_jobs(root)
+        if queue:
+            status += f"; {queue}"
+    except Exception as exc:
+        from .runner import log_line
+
+        log_line(root, "SessionStart", f"job retry not started: {type(exc).__name__}: {exc}")
     out: dict[str, Any] = {"systemMessage": status}
     if parts:
         out.update(_context("SessionStart", "\n\n".join(parts)))
     return out
 
 
-def _retry_stale_jobs(root: Path) -> None:
-    """Jobs left by a crashed or killed worker are run again (nothing is lost)."""
-    jobs = paths.state_dir(root) / "jobs"
-    try:
-        stale = [e.path for e in os.scandir(jobs) if e.name.endswith(".json") and time.time() - e.stat().st_mtime > 600]
-    except OSError:
-        return
-    if stale:
-        from .detach import spawn_worker
+def _retry_pending_jobs(root: Path) -> str:
+    """Start a worker for pending jobs unless one runs; the queue's status clause ('' when empty)."""
+    from ..services.jobs import queue_status, worker_running
 
-        spawn_worker(root, "retry", {"jobs": stale})
+    queue = queue_status(root)
+    if queue.pending and not worker_running(root):
+        from .detach import start_worker
+
+        start_worker(root)
+    return queue.summary()
 
 
 # --- UserPromptSubmit ---------------------------------------------------------
@@ -165,17 +173,9 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
 # --- Stop, PreCompact, SessionEnd: detached capture ---------------------------
 
 def _capture(job: str) -> Handler:
-    def handler(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
-        if root is None or payload.get("stop_hook_active"):
-            return {}
-        if not payload.get("transcript_path"):
-            return {}
-        from .detach import spawn_worker
+    from .detach import capture_handler  # the Stop path skips this module: runner calls detach directly
 
-        spawn_worker(root, job, payload)
-        return {}
-
-    return handler
+    return capture_handler(job)
 
 
 # --- PostToolUseFailure -------------------------------------------------------

@@ -1,7 +1,8 @@
 """Writing learned rules into CLAUDE.md files: backed up first, then replaced atomically.
 
 Targets: ``project`` (``<project>/CLAUDE.md``), ``project-local``
-(``<project>/.claude/CLAUDE.md``) and ``global`` (``~/.claude/CLAUDE.md``).
+(``<project>/.claude/CLAUDE.md``), ``global`` (``~/.claude/CLAUDE.md``) and ``rules``
+(``<project>/.claude/rules/<topic>.md``, with ``paths:`` when the rule names files; see ``rules_target``).
 Rules go in one section, one list item each, tagged with the learning id::
 
     ## Learned rules (memdown)
@@ -23,7 +24,7 @@ from ..errors import UsageError
 from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from ..signals.text import one_line
 
-CLAUDE_TARGETS = ("project", "project-local", "global")
+CLAUDE_TARGETS = ("project", "project-local", "global", "rules")
 OTHER_TARGETS = ("learnings", "improvements", "reflexion")
 ALL_TARGETS = CLAUDE_TARGETS + OTHER_TARGETS
 SECTION = "Learned rules (memdown)"
@@ -41,7 +42,15 @@ def project_dir(root: Path) -> Path:
 def target_paths(root: Path) -> dict[str, Path]:
     project = project_dir(root)
     return {"project": project / "CLAUDE.md", "project-local": project / ".claude" / "CLAUDE.md",
-            "global": paths.claude_home() / "CLAUDE.md"}
+            "global": paths.claude_home() / "CLAUDE.md", "rules": project / ".claude" / "rules"}
+
+
+def target_files(root: Path) -> list[tuple[str, Path]]:
+    """(target, file) for every file a target writes: the CLAUDE.md files and each ``.claude/rules/*.md``."""
+    from .rules_target import files
+
+    return [(t, p) for t, p in target_paths(root).items() if t != "rules"] + \
+        [("rules", p) for p in files(project_dir(root))]
 
 
 def target_path(root: Path, target: str) -> Path:
@@ -145,8 +154,8 @@ def backup(root: Path, path: Path, target: str) -> Path | None:
     return dest
 
 
-def _edit_target(root: Path, target: str, change) -> dict:
-    path = target_path(root, target)
+def _edit_target(root: Path, target: str, change, path: Path | None = None) -> dict:
+    path = path or target_path(root, target)
     with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
         try:
             old = path.read_text(encoding="utf-8")
@@ -167,17 +176,34 @@ def add_rule(root: Path, target: str, learning_id: str, rule: str) -> dict:
             return text
         return insert_rule(text, learning_id, rule)
 
+    if target == "rules":
+        from . import learnings
+        from .rules_target import rule_file, scoped
+
+        try:
+            category = learnings.get(root, learning_id).category
+        except Exception:  # noqa: BLE001 - a rule without its learning still has a home
+            category = ""
+        path, globs = rule_file(project_dir(root), rule, category)
+        return _edit_target(root, target, scoped(change, globs), path=path)
     return _edit_target(root, target, change)
 
 
 def remove_rule(root: Path, target: str, learning_id: str) -> dict:
+    if target == "rules":
+        from .rules_target import files_with, scoped
+
+        results = [_edit_target(root, target, scoped(lambda text: remove_rule_text(text, learning_id), []), path=p)
+                   for p in files_with(project_dir(root), marker(learning_id))]
+        return next((r for r in results if r["changed"]), {"target": target, "path": "", "backup": None,
+                                                            "changed": False})
     return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id))
 
 
 def rules_in(root: Path) -> list[tuple[str, str]]:
     """(target, line text) for every non-empty prose/list line of the CLAUDE.md targets."""
     out = []
-    for target, path in target_paths(root).items():
+    for target, path in target_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -54,10 +54,10 @@ def _portable(path: Path) -> str:
 
 def known_facts(root: Path) -> list[str]:
     """Lines of the CLAUDE.md files and learnings: what the agent is already told."""
-    from ..learning.promote import target_paths
+    from ..learning.promote import target_files
 
     facts: list[str] = []
-    sources = list(target_paths(root).values()) + [root / "learnings.md"]
+    sources = [path for _, path in target_files(root)] + [root / "learnings.md"]
     for source in sources:
         try:
             text = source.read_text(encoding="utf-8", errors="replace")
