@@ -32,6 +32,11 @@ def _cache_files(cache: Path) -> list[Path]:
 
 
 def cache_truncated(root: Path, cache: Path) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(cache)  # fold the WAL in first, so the cut really removes pages
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
     for extra in _cache_files(cache)[1:]:
         extra.unlink()
     with open(cache, "r+b") as handle:
