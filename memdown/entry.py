@@ -11,6 +11,9 @@ import sys
 
 
 def main() -> None:
+    from .paths import private_umask
+
+    private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them
     argv = sys.argv[1:]
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
         from .hooks.runner import main as hook_main

@@ -1,4 +1,4 @@
-"""PostToolUseFailure: record (redacted) and look up known fixes fast, without heavy imports."""
+"""PostToolUseFailure: record (redacted) and look up known fixes, without heavy imports."""
 from __future__ import annotations
 
 import json
@@ -64,27 +64,27 @@ def test_lookup_finds_a_mined_fix_and_refreshes_its_cache(memory_root):
     assert note and sig.id in note and "tests/api/test_api.py" in note
 
 
-def test_failure_path_is_fast_and_imports_nothing_heavy(memory_root, tmp_path):
+def test_failure_path_imports_nothing_heavy(memory_root, tmp_path):
     memory_root.mkdir(parents=True)
     for n in range(200):
         record_failure(memory_root, session_id="s", tool_name="Bash", tool_input={"command": f"make job{n}"},
                        error=f"make: *** [job{n}] Error {n % 3}")
     script = tmp_path / "probe.py"
     script.write_text(
-        "import json, sys, time\nfrom pathlib import Path\n"
-        "t = time.perf_counter()\n"
+        "import json, sys\nfrom pathlib import Path\n"
         "from memdown.learning.fixes import lookup_fix, record_failure\n"
         f"root = Path({str(memory_root)!r})\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make x'}, error='make: *** [x] Error 2')\n"
-        "record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
+        "sig = record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make y'}, error='make: *** [y] Error 2')\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'lancedb','fastembed','pyarrow','numpy'})\n"
-        "print(json.dumps({'heavy': heavy, 'seconds': time.perf_counter() - t}))\n")
+        "print(json.dumps({'heavy': heavy, 'recorded': sig.id}))\n")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["heavy"] == []
-    # (bench figures, not test asserts, cover speed: ~50 ms for import + lookup + record)
+    assert "boom x y" in store.get(memory_root, data["recorded"]).text  # and the failure was recorded
+    # (speed is measured by bench/, never asserted here)
 
 
 PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; this exceeds GitHub's file size limit of "

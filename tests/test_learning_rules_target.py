@@ -43,7 +43,7 @@ def test_promote_to_rules_with_paths_backup_and_undo(memory_root):
     assert Path(first["path"]) == rules and first["backup"] is None  # a new file: nothing to back up
     post = frontmatter.loads(rules.read_text())
     assert post["paths"] == ["services/billing/webhooks.py"]
-    assert f"<!-- memdown:{first['learning']} -->" in post.content and "outbox" in post.content
+    assert f"<!-- memdown:{first['learning']} #" in post.content and "outbox" in post.content
 
     second = reflect.promote(memory_root, general.id, "rules", now=NOW)
     other = project / ".claude" / "rules" / "commands.md"  # named after the learning's category

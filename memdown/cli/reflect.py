@@ -65,6 +65,9 @@ def register(cli: click.Group) -> None:
             click.echo(f"settled {item['id']}: {item['status']} ({item['reason']})")
         for sig_id in review.expired:
             click.echo(f"archived {sig_id} (older than the TTL)")
+        for item in review.unapproved:
+            click.echo(f"not applied: {item['id']} → {item['target']} is pending in learnings.md but was not approved "
+                       f"on this machine (approve: memdown reflect promote {item['id']} --to {item['target']})")
         if not data["candidates"]:
             click.echo("Nothing to review.")
         else:

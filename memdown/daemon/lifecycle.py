@@ -98,7 +98,7 @@ def write_pid_file(root: Path, *, socket: Path) -> None:
     from ..fsutil import atomic_write_text
 
     info = {"pid": os.getpid(), "started": time.time(), "socket": str(socket), "version": __version__}
-    atomic_write_text(paths.pid_file(Path(root)), json.dumps(info) + "\n")
+    atomic_write_text(paths.pid_file(Path(root)), json.dumps(info) + "\n", mode=paths.PRIVATE_FILE_MODE)
 
 
 def read_pid_file(root: Path) -> dict[str, Any] | None:

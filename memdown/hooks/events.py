@@ -28,6 +28,11 @@ RECALL_CUES = re.compile(
 )
 
 
+# Size bounds of the fenced memory each hook injects (fence.fence never exceeds them).
+POINTER_CHARS = 2_000
+FIX_CHARS = 2_000
+
+
 def _context(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:10_000]}}
 
@@ -46,21 +51,18 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         return {}
     if not root.is_dir():
         return {"systemMessage": f"memdown: no memory yet here; entries start after the first turn ({root})"}
-    from .digest import build_digest
+    from .digest import build_digest, learnings_block
 
     config = load_config(root)
-    digest, shown = build_digest(root, max_chars=config["hooks.digest_chars"], max_entries=config["hooks.digest_entries"])
-    parts: list[str] = []
-    if digest:
-        parts.append(
-            f"Project memory (memdown, {_rel(root)}): the {shown} most recent entries, newest first.\n{digest}"
-        )
+    digest, _shown = build_digest(root, max_chars=config["hooks.digest_chars"],
+                                  max_entries=config["hooks.digest_entries"], where=f"memdown, {_rel(root)}")
+    parts: list[str] = [digest] if digest else []
     try:
         from ..learning.counts import pending_counts, recent_learnings
 
-        rules = recent_learnings(root, 5)
+        rules = learnings_block(recent_learnings(root, 5))
         if rules:
-            parts.append("Recently approved learnings:\n" + "\n".join(f"- {r}" for r in rules))
+            parts.append(rules)
         labels = {"signals": "captured signal(s)", "learnings_pending": "pending learning(s)",
                   "improvements_pending": "pending improvement(s)"}
         pending = {k: v for k, v in pending_counts(root).items() if v}
@@ -137,8 +139,12 @@ def user_prompt(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         "(memdown search → expand → transcript)."
     ]
     pointers = config["hooks.prompt_pointers"]
-    if pointers > 0:
-        lines.extend(_pointers(root, text, pointers))
+    found = _pointers(root, text, pointers) if pointers > 0 else []
+    if found:
+        from ..fence import fence
+
+        lines.append(fence("Possibly relevant memory (search hits; open with `memdown expand ID`).", found,
+                           limit=POINTER_CHARS, source="memdown search"))
     return _context("UserPromptSubmit", "\n".join(lines))
 
 
@@ -166,7 +172,7 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
     out = []
     for hit in reply.get("result") or []:
         first = " ".join(str(hit.get("text", "")).split())[:140]
-        out.append(f"- possibly relevant: {hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
+        out.append(f"{hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
     return out
 
 
@@ -192,7 +198,28 @@ def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
     if load_config(root)["capture.enabled"]:
         record_failure(root, session_id=str(payload.get("session_id") or ""), tool_name=tool, tool_input=tool_input,
                error=error, transcript_path=payload.get("transcript_path"))
-    return _context("PostToolUseFailure", fix) if fix else {}
+    if not fix:
+        return {}
+    from ..fence import fence
+
+    note = fence("A similar failure was recorded before (memdown).", [fix], limit=FIX_CHARS,
+                 source="signals, reflexion, learnings", item_chars=1_500)
+    return _context("PostToolUseFailure", note)
+
+
+# --- PreToolUse (matcher "Skill") ----------------------------------------------
+
+# memdown's own read-only recall skill may run without a permission rule; any
+# other skill (and any other tool) is left to the user's settings.
+RECALL_SKILL = "memdown:memory-recall"
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") != "Skill" or not isinstance(tool_input, dict) or tool_input.get("skill") != RECALL_SKILL:
+        return {}
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "permissionDecisionReason": "memdown: read-only memory recall"}}
 
 
 HANDLERS: dict[str, Handler] = {
@@ -202,4 +229,5 @@ HANDLERS: dict[str, Handler] = {
     "PreCompact": _capture("precompact"),
     "SessionEnd": _capture("sessionend"),
     "PostToolUseFailure": tool_failure,
+    "PreToolUse": pre_tool_use,
 }

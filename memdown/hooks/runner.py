@@ -27,6 +27,7 @@ EVENTS = {
     "precompact": "PreCompact",
     "posttoolusefailure": "PostToolUseFailure",
     "sessionend": "SessionEnd",
+    "pretooluse": "PreToolUse",
 }
 # Seconds before we give up and answer {} (Claude Code's own limits are larger;
 # SessionEnd has 1.5 s in total for all plugins).
@@ -37,6 +38,7 @@ BUDGETS = {
     "PreCompact": 1.0,
     "PostToolUseFailure": 1.0,
     "SessionEnd": 0.8,
+    "PreToolUse": 1.0,
 }
 MAX_STDIN = 8 << 20
 # Capture events queue a job (``detach.capture_handler``) before their budget starts.

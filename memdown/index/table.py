@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import IndexUnavailableError
 from ..fsutil import atomic_write_text
+from ..paths import PRIVATE_FILE_MODE
 
 SCHEMA_VERSION = 1
 TABLE_NAME = "chunks"
@@ -177,8 +178,9 @@ class ChunkTable:
         if self._table is not None:
             self.meta.table_version = int(self._table.version)
             self.meta.table_files = self._table_files()
-        atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}))
-        atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1))
+        atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}),
+                          mode=PRIVATE_FILE_MODE)
+        atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
 
     # --- lifecycle --------------------------------------------------------
     def exists(self) -> bool:

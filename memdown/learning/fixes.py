@@ -165,7 +165,8 @@ def _index(root: Path) -> list[dict]:
         fresh[key] = {"stamp": stamp, "size": len(data), "digest": _digest(data), "entries": _entries_for(root, path)}
     if changed or set(fresh) != set(files):
         try:
-            atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}))
+            atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}),
+                              mode=paths.PRIVATE_FILE_MODE)
         except OSError:
             pass
     return [e for item in fresh.values() for e in item.get("entries", [])]

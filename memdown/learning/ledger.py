@@ -33,7 +33,8 @@ def _edit(change) -> None:
     with file_lock(path.with_name(f".{path.name}.lock")):
         data = load()
         change(data["fingerprints"])
-        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False),
+                          mode=paths.PRIVATE_FILE_MODE)
 
 
 def repo_id(root: Path) -> str:

@@ -77,7 +77,7 @@ def record_session(
         session_id = session_id or transcript.session_id
         if any(should_skip(t.prompt) for t in transcript.turns):
             state["skipped"] = True
-            atomic_write_text(state_path, json.dumps(state))
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
             report.skipped_session = True
             return report
         done = set(state.get("done", []))
@@ -109,10 +109,11 @@ def record_session(
                 report.methods[method] = report.methods.get(method, 0) + 1
             done.update(t.uuid for t in unit.turns)
             state["done"] = sorted(done)
-            atomic_write_text(state_path, json.dumps(state))  # persist per turn: a crash loses nothing
+            # persist per turn: a crash loses nothing
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
         if plan.skipped:
             state["done"] = sorted(done)
-            atomic_write_text(state_path, json.dumps(state))
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
     if config["archive.enabled"]:
         archived = archive_transcript(Path(transcript_path), session_id)
         report.archived = str(archived) if archived else None

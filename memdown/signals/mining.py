@@ -229,7 +229,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=N
             if available(config):
                 queue_prompts(root, session_id, portable, prompts)
         files.update(results)
-        atomic_write_text(_state_path(root), json.dumps(state, indent=1))
+        atomic_write_text(_state_path(root), json.dumps(state, indent=1), mode=paths.PRIVATE_FILE_MODE)
     if main_error is not None and not written:
         raise main_error
     return written
