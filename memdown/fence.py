@@ -21,8 +21,8 @@ Standard library only: hooks import this on their fast path.
 """
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import unicodedata
 
 TAG = "memdown-recorded-notes"
@@ -106,7 +106,7 @@ def fence(title: str, items: list[str], *, limit: int, source: str = "", item_ch
     Items that do not fit are left out whole (and counted in the block), never cut mid-item.
     ``title`` and ``source`` are memdown's own words, but are cleaned too.
     """
-    nonce = secrets.token_hex(6)
+    nonce = os.urandom(6).hex()  # not secrets.token_hex: importing secrets (hmac, _hashlib) costs hooks ~10 ms
     head = f'<{TAG} nonce="{nonce}"' + (f' source="{clean(source)[:200]}"' if source else "") + ">"
     tail = f'</{TAG} nonce="{nonce}">'
     lines = [head, LABEL, clean(title)]

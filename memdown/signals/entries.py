@@ -329,7 +329,7 @@ def writer_id(root: Path) -> str:
                 return existing
         except (OSError, UnicodeDecodeError):
             pass
-        atomic_write_text(path, tag + "\n")
+        atomic_write_text(path, tag + "\n", mode=paths.PRIVATE_FILE_MODE)  # machine-local, never committed
     return tag
 
 

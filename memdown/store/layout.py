@@ -74,7 +74,8 @@ def register_merge_driver(root: Path, *, force: bool = False) -> bool:
     registered = _git_config(root, command)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(marker, f"{'registered' if registered else 'no git repository'}\n{command}")
+        atomic_write_text(marker, f"{'registered' if registered else 'no git repository'}\n{command}",
+                          mode=paths.PRIVATE_FILE_MODE)
     except OSError:
         pass
     return registered
