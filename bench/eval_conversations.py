@@ -46,8 +46,6 @@ SHARED = Path(os.environ.get("MEMDOWN_SHARED_TRANSCRIPTS", REPO.parent / "shared
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
-os.environ["TZ"] = "UTC"  # day files follow the turn's local time: pin it so every run builds the same memory
-time.tzset()
 
 MODES = ("hybrid", "vector", "text")
 CHAR_BUDGETS = (4000, 8000)
@@ -62,9 +60,9 @@ def load_questions(split: str, *, with_real: bool) -> list[dict]:
     return [r for r in rows if with_real or r["source"] != "real"]
 
 
-def transcripts(with_real: bool) -> list[tuple[str, Path]]:
+def transcripts(with_real: bool, only: str = "") -> list[tuple[str, Path]]:
     """(name used in the gold labels, path) of every transcript that feeds the memory."""
-    found = [(f"synthetic/{p.name}", p) for p in sorted((DATA / "synthetic").glob("*.jsonl"))]
+    found = [(f"synthetic/{p.name}", p) for p in sorted((DATA / "synthetic").glob(f"{only}*.jsonl"))]
     if with_real:
         for p in sorted(SHARED.rglob("*.jsonl")):
             rel = p.relative_to(SHARED)
@@ -80,14 +78,37 @@ def _stamp(items: list[tuple[str, Path]]) -> str:
     return digest.hexdigest()[:16]
 
 
-def build_memory(with_real: bool, overrides: dict[str, str]):
-    """Capture every transcript into a scratch memory (once per input set) and index it."""
-    from memdown.api import Memory
-    from memdown.config import coerce, load_config
+def _capture_all(root: Path, items: list[tuple[str, Path]], config) -> dict:
     from memdown.services.capture import record_session
     from memdown.transcript.parser import parse_transcript
 
-    items = transcripts(with_real)
+    # Day files follow each turn's local time: pin the zone so every machine builds the same memory.
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    summary: dict = {"sessions": 0, "turns": 0, "skipped": []}
+    try:
+        for name, path in items:
+            session_id = parse_transcript(path, include_subagents=False).session_id or path.stem
+            report = record_session(root, path, session_id, config=config)
+            if report.skipped_session:
+                summary["skipped"].append(name)
+            summary["sessions"] += 1
+            summary["turns"] += report.written
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+    return summary
+
+
+def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "", embedder=None):
+    """Capture every transcript into a scratch memory (once per input set) and index it."""
+    from memdown.api import Memory
+    from memdown.config import coerce, load_config
+    items = transcripts(with_real, only)
     config = load_config(None)
     config.values["summarizer"]["use_claude"] = False  # the extractive summarizer: deterministic, no `claude`
     config.values["archive"]["enabled"] = False
@@ -96,23 +117,15 @@ def build_memory(with_real: bool, overrides: dict[str, str]):
         config.values[section][name] = coerce(key, raw)
     stamp = _stamp(items)
     ident = hashlib.sha1(json.dumps(sorted(overrides.items())).encode()).hexdigest()[:8]
-    root = WORK / f"conversations-{stamp}-{ident}" / ".memdown"
+    root = work / f"conversations-{stamp}-{ident}" / ".memdown"
     marker = root / "captured.json"
     started = time.perf_counter()
     if not marker.is_file():
         shutil.rmtree(root.parent, ignore_errors=True)
-        summary: dict = {"sessions": 0, "turns": 0, "skipped": []}
-        for name, path in items:
-            session_id = parse_transcript(path, include_subagents=False).session_id or path.stem
-            report = record_session(root, path, session_id, config=config)
-            if report.skipped_session:
-                summary["skipped"].append(name)
-            summary["sessions"] += 1
-            summary["turns"] += report.written
-        marker.write_text(json.dumps(summary))
+        marker.write_text(json.dumps(_capture_all(root, items, config)))
     captured = json.loads(marker.read_text())
     capture_s = time.perf_counter() - started
-    mem = Memory(root, config=config)
+    mem = Memory(root, config=config, embedder=embedder)
     report = mem.index()
     print(f"memory: {captured['sessions']} sessions, {captured['turns']} turns captured"
           f"{' (skipped: ' + ', '.join(captured['skipped']) + ')' if captured['skipped'] else ''}; "
@@ -240,12 +253,15 @@ def evaluate_ranked(questions: list[dict], ranked: dict[str, tuple[list[Window],
 
 
 def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: bool = True,
-        overrides: dict[str, str] | None = None) -> dict:
+        overrides: dict[str, str] | None = None, work: Path = WORK, only: str = "", embedder=None) -> dict:
+    """The whole benchmark; ``only`` keeps the synthetic transcripts (and their questions) whose name starts so."""
     started = time.perf_counter()
     questions = load_questions(split, with_real=with_real)
+    if only:
+        questions = [q for q in questions if all(g["transcript"].startswith(f"synthetic/{only}") for g in q["gold"])]
     if limit:
         questions = questions[:limit]
-    mem, captured = build_memory(with_real, overrides or {})
+    mem, captured = build_memory(with_real, overrides or {}, work=work, only=only, embedder=embedder)
     build_s = time.perf_counter() - started
     expander = Expander(mem)
     results: dict[str, dict] = {}
@@ -260,7 +276,7 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
         results[mode] = evaluate_ranked(questions, ranked)
         latency[mode] = 1000 * statistics.median(times) if times else 0.0
     if bm25:
-        index = SectionBM25(mem.root, WORK / "conversations-bm25")
+        index = SectionBM25(mem.root, work / "conversations-bm25")
         ranked = {}
         for q in questions:
             windows = index.windows(q["question"], FETCH)
