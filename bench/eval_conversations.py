@@ -227,7 +227,7 @@ def evaluate_ranked(questions: list[dict], ranked: dict[str, tuple[list[Window],
     """Per row: mean recall, mean chars and turns read, and per-type recall."""
     out: dict[str, dict] = {}
     for row in ROWS:
-        recalls, chars, turns_read, by_type = [], [], [], {}
+        recalls, chars, turns_read, by_type, misses = [], [], [], {}, []
         for q in questions:
             gold = {g["turn"] for g in q["gold"]}
             windows, unit_chars = ranked[q["id"]]
@@ -246,9 +246,12 @@ def evaluate_ranked(questions: list[dict], ranked: dict[str, tuple[list[Window],
             chars.append(c)
             turns_read.append(t)
             by_type.setdefault(q["type"], []).append(r)
+            by_type.setdefault(f"source:{q['source']}", []).append(r)
+            if r < 1:
+                misses.append(f"{q['id']} {r:.2f}")
         out[row] = {"recall": statistics.fmean(recalls), "chars": statistics.fmean(chars),
                     "turns": statistics.fmean(turns_read),
-                    "by_type": {k: statistics.fmean(v) for k, v in sorted(by_type.items())}}
+                    "by_type": {k: statistics.fmean(v) for k, v in sorted(by_type.items())}, "misses": misses}
     return out
 
 
@@ -290,7 +293,7 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
             "build_seconds": build_s, "seconds": time.perf_counter() - started}
 
 
-def print_table(report: dict, by_type: bool) -> None:
+def print_table(report: dict, by_type: bool, misses: bool = False) -> None:
     print(f"split={report['split']} questions={report['questions']} "
           f"({', '.join(f'{k} {v}' for k, v in sorted(report['types'].items()))}); "
           f"memory: {report['memory']['sessions']} sessions, {report['memory']['turns']} turns; "
@@ -306,6 +309,10 @@ def print_table(report: dict, by_type: bool) -> None:
         for system, rows in report["results"].items():
             cells = rows[f"budget {CHAR_BUDGETS[0]} chars"]["by_type"]
             print(f"  {system:14} " + "  ".join(f"{k} {v:.2f}" for k, v in cells.items()))
+    if misses:
+        print(f"\nquestions not fully answered within the {CHAR_BUDGETS[0]}-char budget (id, recall):")
+        for system, rows in report["results"].items():
+            print(f"  {system:14} " + ", ".join(rows[f"budget {CHAR_BUDGETS[0]} chars"]["misses"]))
     ms = ", ".join(f"{m} {v:.0f} ms" for m, v in report["median_search_ms"].items())
     print(f"\nmedian search: {ms}; build (capture + index) {report['build_seconds']:.1f}s; total {report['seconds']:.1f}s")
 
@@ -319,6 +326,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--by-type", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="list the questions each system misses (dev only, please)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with_real = not args.no_real and SHARED.is_dir()
@@ -327,7 +335,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        print_table(report, args.by_type)
+        print_table(report, args.by_type, args.misses)
 
 
 if __name__ == "__main__":
