@@ -9,15 +9,15 @@ Standard library only on the read path (hooks load config).
 """
 from __future__ import annotations
 
-import copy
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not `import typing` at run time: hooks load config
+if TYPE_CHECKING:
+    from typing import Any
 
 from . import paths
 from .errors import ConfigError
-from .fsutil import atomic_write_text
 
 PACKAGED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -82,10 +82,24 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-@dataclass
 class Config:
-    values: dict[str, dict[str, Any]] = field(default_factory=lambda: copy.deepcopy(DEFAULTS))
-    sources: dict[str, str] = field(default_factory=dict)
+    """Resolved settings: ``values[section][key]`` and where each non-default came from.
+
+    A plain class, not a dataclass: importing dataclasses costs every hook several ms.
+    """
+
+    __slots__ = ("values", "sources")
+
+    def __init__(self, values: dict[str, dict[str, Any]] | None = None, sources: dict[str, str] | None = None) -> None:
+        # DEFAULTS holds only scalars: a copy per section is a deep copy.
+        self.values = values if values is not None else {s: dict(keys) for s, keys in DEFAULTS.items()}
+        self.sources = sources if sources is not None else {}
+
+    def __repr__(self) -> str:
+        return f"Config(values={self.values!r}, sources={self.sources!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Config) and (self.values, self.sources) == (other.values, other.sources)
 
     def get(self, dotted: str) -> Any:
         section, key = _split_key(dotted)
@@ -184,6 +198,8 @@ def load_config(root: Path | None = None) -> Config:
 def set_value(dotted: str, raw: str, *, root: Path | None, scope: str = "project") -> Path:
     """Persist one key to the project (default) or global config file."""
     import tomli_w  # only needed when writing
+
+    from .fsutil import atomic_write_text
 
     value = coerce(dotted, raw)
     section, key = _split_key(dotted)

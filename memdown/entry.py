@@ -11,11 +11,18 @@ import sys
 
 
 def main() -> None:
+    from .paths import private_umask
+
+    private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them
     argv = sys.argv[1:]
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
         from .hooks.runner import main as hook_main
 
         sys.exit(hook_main(argv[1:]))
+    if argv and argv[0] == "worker":  # detached job worker started by hooks: no click either
+        from .services.worker import main as worker_main
+
+        sys.exit(worker_main(argv[1:]))
     if argv and argv[0] in ("search", "expand", "stats"):
         from .cli.fastpath import run
 

@@ -66,7 +66,21 @@ class InputFileError(MemdownError):
     exit_code = 7
 
 
+class SpecialFileError(InputFileError):
+    """A FIFO, device, socket or directory where a regular file was expected (refused, never read)."""
+
+
 class LockTimeoutError(MemdownError):
     """Another process held a lock for longer than we were willing to wait."""
 
     exit_code = 8
+
+
+class NotApprovedError(MemdownError):
+    """A change to CLAUDE.md that no one approved on this machine (repository memory is untrusted)."""
+
+    exit_code = 9
+
+
+class NotATranscriptError(InputFileError):
+    """A path ``memdown transcript`` refuses: not a Claude Code transcript it may read."""

@@ -8,7 +8,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +28,44 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def clean_text(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates replaced by U+FFFD (valid pairs are joined).
+
+    JSON may escape half an emoji (``"\\ud83d"``) and ``surrogateescape``
+    decoding leaves ``\\udcXX``; neither can be written as UTF-8, so they are
+    repaired once, here, instead of failing a write.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_json(value: object) -> object:
+    """``value`` (parsed JSON) with every string passed through ``clean_text``."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    return value
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD instead of raising."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return clean_text(text).encode("utf-8")
+
+
+def _temp_name(path: Path) -> Path:
+    # Not tempfile.mkstemp: importing tempfile costs every hook ~5 ms.
+    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` so readers see the old file or the new one.
 
@@ -41,7 +78,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
             mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _temp_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -57,7 +95,38 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+    atomic_write_bytes(path, encode_text(text), mode=mode)
+
+
+def _make_private(fd: int) -> None:
+    """Lock files made by older versions were 0644; others must not open them to block us."""
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & 0o077 and st.st_uid == os.getuid():
+            os.fchmod(fd, st.st_mode & 0o700)
+    except OSError:
+        pass
+
+
+def try_lock(lock_path: Path, *, create: bool = True) -> int | None:
+    """Take an exclusive lock on ``lock_path`` without waiting: its descriptor, or None when held.
+
+    Closing the descriptor releases the lock (also when the process dies).
+    With ``create=False`` a missing file raises ``FileNotFoundError``.
+    """
+    if create:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        _make_private(fd)
+    else:
+        fd = os.open(lock_path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return None
+        raise
+    return fd
 
 
 @contextlib.contextmanager
@@ -68,7 +137,8 @@ def file_lock(lock_path: Path, *, timeout: float = 10.0, shared: bool = False) -
     """
     lock_path = Path(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    _make_private(fd)
     kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     deadline = time.monotonic() + timeout
     try:
@@ -104,9 +174,26 @@ def append_unlocked(path: Path, text: str) -> None:
     """Append and fsync; the caller holds the file's lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab") as handle:
-        handle.write(text.encode("utf-8"))
+        handle.write(encode_text(text))
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def append_line(path: Path, line: str, *, rotate_at: int = 1_000_000) -> None:
+    """Append one line to a private (0600) log file, moving it to ``<name>.1`` past ``rotate_at`` bytes.
+
+    ``O_APPEND`` writes of one line are atomic enough for logs; no lock, no fsync.
+    """
+    try:
+        if os.stat(path).st_size > rotate_at:
+            os.replace(path, f"{path}.1")
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, encode_text(line))
+    finally:
+        os.close(fd)
 
 
 def file_lock_for(path: Path) -> Path:

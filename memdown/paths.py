@@ -15,6 +15,20 @@ import os
 from pathlib import Path
 
 MEMORY_DIR_NAME = ".memdown"
+# Files that are never committed (state, caches, ledger, backups, pid file) are written 0600:
+# fsutil's atomic write gives new files 0644 whatever the umask (``private_umask`` covers the rest).
+PRIVATE_FILE_MODE = 0o600
+
+
+def private_umask() -> None:
+    """Make everything this process creates private to the user (0600 files, 0700 folders).
+
+    Called once at each process edge (``memdown.entry.main``: the CLI, the
+    hook runner, the detached worker and the daemon all start there), instead
+    of a chmod after every write.
+    """
+    current = os.umask(0o077)
+    os.umask(current | 0o077)
 
 
 def _env_path(name: str) -> Path | None:
@@ -177,10 +191,51 @@ def socket_path(root: Path) -> Path:
     """
     import hashlib
 
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return runtime_dir() / f"{digest}.sock"
+
+
+def runtime_dir() -> Path:
+    """``memdown-<uid>`` under ``XDG_RUNTIME_DIR``, else ``TMPDIR``, else ``/tmp``.
+
+    In a shared temp dir another user can create this folder first. The
+    client refuses to connect unless :func:`private_dir_problem` finds nothing
+    wrong, and when the folder is taken (not ours, or not a folder) both sides
+    move to ``MEMDOWN_HOME/run`` instead, so a squatter cannot deny the live
+    index either (unless that path is too long for a Unix socket).
+    """
     # Not tempfile.gettempdir(): importing tempfile costs the warm CLI ~5 ms.
     base = _env_path("XDG_RUNTIME_DIR") or _env_path("TMPDIR") or Path("/tmp")
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return base / f"memdown-{os.getuid()}" / f"{digest}.sock"
+    primary = base / f"memdown-{os.getuid()}"
+    try:
+        st = os.lstat(primary)
+    except OSError:
+        return primary
+    import stat
+
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+        return primary
+    fallback = memdown_home() / "run"
+    return fallback if len(os.fsencode(str(fallback))) + 22 < 104 else primary  # + "/<16 hex>.sock"
+
+
+def private_dir_problem(folder: Path) -> str | None:
+    """Why ``folder`` is not a private folder of ours (lstat: a real folder, our uid, mode 0700), or None."""
+    import stat
+
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return f"{folder} does not exist"
+    except OSError as exc:
+        return f"{folder}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder (a symlink?)"
+    if st.st_uid != os.getuid():
+        return f"{folder} is owned by uid {st.st_uid}, not {os.getuid()}"
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        return f"{folder} has mode {stat.S_IMODE(st.st_mode):04o}, not 0700"
+    return None
 
 
 # --- in the user's data folder ---------------------------------------------
@@ -199,6 +254,11 @@ def transcript_archive_dir() -> Path:
 
 def ledger_file() -> Path:
     return memdown_home() / "ledger.json"
+
+
+def approvals_file() -> Path:
+    """Promotions approved on this machine (never in the repository: its memory is untrusted)."""
+    return memdown_home() / "approvals.jsonl"
 
 
 GITIGNORE_LINES = (

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,17 +160,36 @@ def test_directory_named_like_markdown(mem: Memory):
     assert mem.search("axolotl", mode="text")[0].source == "folder.md/inner.md"
 
 
-def test_unreadable_file_is_skipped(mem: Memory):
-    if os.geteuid() == 0:
-        pytest.skip("root reads everything")
+# As root, DAC_OVERRIDE reads any file; the index then runs without that capability.
+_NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+_INDEX = ("import json, sys\nfrom conftest import FakeEmbedder\nfrom memdown.api import Memory\n"
+          "r = Memory.open(sys.argv[1], embedder=FakeEmbedder()).index()\n"
+          "print(json.dumps({'skipped': r.skipped, 'chunks': r.chunks_total}))\n")
+
+
+def test_unreadable_file_is_skipped_and_indexed_once_readable(mem: Memory):
     f = mem.root / "secret.md"
-    f.write_text("# s\n- hidden\n")
+    f.write_text("# s\n- hidden wallaby\n")
     f.chmod(0)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None or subprocess.run([*_NO_DAC, "true"]).returncode != 0:
+            pytest.skip("running as root and cannot drop CAP_DAC_OVERRIDE (no usable setpriv)")
+        prefix = _NO_DAC
     try:
-        report = mem.index()
-        assert [s["source"] for s in report.skipped] == ["secret.md"]
+        assert subprocess.run([*prefix, "cat", str(f)], capture_output=True).returncode != 0  # really unreadable
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "tests")])}
+        done = subprocess.run([*prefix, sys.executable, "-c", _INDEX, str(mem.root)], capture_output=True,
+                              text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert [s["source"] for s in report["skipped"]] == ["secret.md"]
+        assert "permission denied" in report["skipped"][0]["reason"].lower()
+        assert report["chunks"] == 1  # the readable file is indexed all the same
     finally:
         f.chmod(0o644)
+    mem.index()
+    assert mem.search("wallaby", mode="text")[0].source == "secret.md"
 
 
 # --- real subprocesses: exit codes and no traceback -----------------------------

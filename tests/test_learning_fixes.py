@@ -1,4 +1,4 @@
-"""PostToolUseFailure: record (redacted) and look up known fixes fast, without heavy imports."""
+"""PostToolUseFailure: record (redacted) and look up known fixes, without heavy imports."""
 from __future__ import annotations
 
 import json
@@ -62,24 +62,64 @@ def test_lookup_finds_a_mined_fix_and_refreshes_its_cache(memory_root):
     assert note and sig.id in note and "tests/api/test_api.py" in note
 
 
-def test_failure_path_is_fast_and_imports_nothing_heavy(memory_root, tmp_path):
+def test_failure_path_imports_nothing_heavy(memory_root, tmp_path):
     memory_root.mkdir(parents=True)
     for n in range(200):
         record_failure(memory_root, session_id="s", tool_name="Bash", tool_input={"command": f"make job{n}"},
                        error=f"make: *** [job{n}] Error {n % 3}")
     script = tmp_path / "probe.py"
     script.write_text(
-        "import json, sys, time\nfrom pathlib import Path\n"
-        "t = time.perf_counter()\n"
+        "import json, sys\nfrom pathlib import Path\n"
         "from memdown.learning.fixes import lookup_fix, record_failure\n"
         f"root = Path({str(memory_root)!r})\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make x'}, error='make: *** [x] Error 2')\n"
-        "record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
+        "sig = record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make y'}, error='make: *** [y] Error 2')\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'lancedb','fastembed','pyarrow','numpy'})\n"
-        "print(json.dumps({'heavy': heavy, 'seconds': time.perf_counter() - t}))\n")
+        "print(json.dumps({'heavy': heavy, 'recorded': sig.id}))\n")
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["heavy"] == []
-    # (bench figures, not test asserts, cover speed: ~50 ms for import + lookup + record)
+    assert "boom x y" in store.get(memory_root, data["recorded"]).text  # and the failure was recorded
+    # (speed is measured by bench/, never asserted here)
+
+
+PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; this exceeds GitHub's file size limit of "
+              "100.00 MB\nremote: error: GH001: Large files detected.\n ! [remote rejected] main -> main "
+              "(pre-receive hook declined)")
+
+
+def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
+    """The issue's case: a push rejected over a 103 MB file, fixed by untracking it, then the same push."""
+    from memdown.signals.mining import mine_session
+    from tests.transcript_factory import TranscriptBuilder
+
+    memory_root.mkdir(parents=True)
+    push = {"command": "git push origin main"}
+    sig = record_failure(memory_root, session_id="s-push", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    tb = TranscriptBuilder(session_id="s-push")
+    tb.prompt("push it")
+    tb.tool("Bash", push, PUSH_ERROR, is_error=True)
+    tb.tool("Bash", {"command": "git status --short"}, "M .gitignore")
+    tb.tool("Bash", {"command": "git rm --cached data/model.bin && echo data/model.bin >> .gitignore"}, "rm 'data/model.bin'")
+    tb.tool("Bash", {"command": "git commit --amend --no-edit"}, "[main 4d5e6f] add model")
+    tb.tool("Bash", push, "To github.com:me/app.git\n   1a2b3c..4d5e6f  main -> main")
+    mine_session(memory_root, tb.write(tmp_path / "s-push.jsonl"), "s-push")
+    fix = store.get(memory_root, sig.id).extra["fix"]
+    assert "git rm --cached data/model.bin" in fix and "git push" not in fix
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    assert note is not None and "What fixed it: Bash `git rm --cached data/model.bin" in note
+    assert "What fixed it: Bash `git push origin main`" not in note
+
+
+def test_a_recorded_fix_equal_to_the_failing_call_is_not_offered(memory_root):
+    """Signals written by older miners may carry the failing call as "fix": lookup ignores them."""
+    memory_root.mkdir(parents=True)
+    push = {"command": "git push origin main"}
+    sig = record_failure(memory_root, session_id="s-old", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    store.update(memory_root, {sig.id: {"fix": "Bash `git push  origin main`"}})
+    assert lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR) is None
+    store.update(memory_root, {sig.id: {"fix": "Bash `git lfs migrate import --include=data/model.bin`"}})
+    note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    assert note is not None and "git lfs migrate" in note

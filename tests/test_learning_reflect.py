@@ -8,7 +8,7 @@ import pytest
 
 from memdown import paths
 from memdown.errors import UsageError
-from memdown.learning import improvements, learnings, ledger, meta, reflect, reflexion
+from memdown.learning import improvements, learnings, ledger, meta, promote, reflect, reflexion
 from memdown.signals import store
 from memdown.signals.store import Signal
 
@@ -47,7 +47,8 @@ def test_promote_writes_claude_md_with_backup_and_records_everything(memory_root
     result = reflect.promote(memory_root, sig.id, "project", now=NOW)
     text = claude.read_text()
     assert text.startswith("# My project\n\nBuild with make.\n\n## Learned rules (memdown)")
-    assert f"- Use pnpm not npm. <!-- memdown:{result['learning']} -->" in text
+    token = learnings.get(memory_root, result["learning"]).extra["token"]
+    assert f"- Use pnpm not npm. <!-- memdown:{result['learning']} #{token} -->" in text
     assert Path(result["backup"]).read_text() == "# My project\n\nBuild with make.\n"
     assert Path(result["backup"]).parent == memory_root / "backups"
     learning = learnings.get(memory_root, result["learning"])
@@ -144,12 +145,15 @@ def test_other_targets_improvements_reflexion_global(memory_root):
 
 def test_interrupted_promotion_is_finished_on_the_next_run(memory_root):
     sig = add(memory_root, "use ruff, not flake8")
+    promote.approve(memory_root, "project", "", "Use ruff, not flake8.", "feed0001")  # the approval came first
     item = learnings.add(memory_root, learnings.Learning(id="", text="Use ruff, not flake8.", category="commands",
-                                                         sources=[sig.id], extra={"target": "project"}), day="2026-11-22")
+                                                         sources=[sig.id], extra={"target": "project",
+                                                                                  "token": "feed0001"}),
+                         day="2026-11-22")
     assert reflect.pending_counts(memory_root)["learnings_pending"] == 1
     review = reflect.analyze(memory_root, now=NOW)
-    assert review.recovered == [item.id]
-    assert f"memdown:{item.id}" in project_claude(memory_root).read_text()
+    assert review.recovered == [item.id] and review.unapproved == []
+    assert f"memdown:{item.id} #feed0001" in project_claude(memory_root).read_text()
     assert learnings.get(memory_root, item.id).status == "promoted"
     assert store.get(memory_root, sig.id).status == "promoted"
 
@@ -181,11 +185,14 @@ def test_cross_repo_ledger_proposes_global(memory_root, tmp_path):
     assert not [c for c in reflect.analyze(memory_root, now=NOW).candidates if c.action == "globalize"]
 
 
-def test_pending_counts_are_cached_and_fast(memory_root):
+def test_pending_counts_come_from_the_cache_until_a_file_changes(memory_root, monkeypatch):
     add(memory_root, "no, use pnpm not npm")
     add(memory_root, "Exit code 1", "failure", tool="Bash")  # evidence only: no fix, not for review
     assert reflect.pending_counts(memory_root)["signals"] == 1
-    assert (memory_root / "state" / "reflect-cache.json").exists()
+    with monkeypatch.context() as m:  # a cache hit reads no signal file at all
+        m.setattr(store, "load", lambda *a, **k: pytest.fail("pending_counts re-read the signals"))
+        m.setattr(store, "read_file", lambda *a, **k: pytest.fail("pending_counts re-read the signals"))
+        assert reflect.pending_counts(memory_root)["signals"] == 1
     add(memory_root, "stop using var")
     assert reflect.pending_counts(memory_root)["signals"] == 2  # a new file stamp invalidates the cache
     assert reflect.pending_counts(memory_root.parent / "nowhere") == {}

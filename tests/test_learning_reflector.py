@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 import sys
-import textwrap
+import time
 
 from memdown.config import load_config
 from memdown.learning.reflector import expire, fold, sweep
@@ -51,23 +52,80 @@ def test_expire_low_confidence_uncorroborated_after_ttl(memory_root):
     assert expire(memory_root, 14, now=NOW) == []
 
 
-def test_sweep_reports_and_runs_beside_concurrent_hook_appends(memory_root, tmp_path):
+def test_sweep_reports_and_is_idempotent(memory_root):
     for n in range(6):
         add(memory_root, f"don't use npm, variant {n % 2}", days_ago=1)
-    script = tmp_path / "hook.py"
-    script.write_text(textwrap.dedent(f"""
-        from pathlib import Path
-        from memdown.learning.fixes import record_failure
-        root = Path({str(memory_root)!r})
-        for i in range(25):
-            record_failure(root, session_id="h", tool_name="Bash", tool_input={{"command": f"make t{{i}}"}},
-                           error=f"Error: target t{{i}} failed")
-    """))
-    hook = subprocess.Popen([sys.executable, str(script)])
     reports = [sweep(memory_root, config=load_config(memory_root), now=NOW) for _ in range(3)]
-    assert hook.wait(timeout=60) == 0
     assert len(reports[0]["folded"]) == 5 and reports[1]["folded"] == [] and reports[2]["folded"] == []
     signals = store.load(memory_root)
-    assert len(signals) == 31 and len({s.id for s in signals}) == 31
-    assert sum(1 for s in signals if s.type == "failure") == 25
+    assert len(signals) == 6 and sum(1 for s in signals if s.active) == 1
+
+
+# A hook process that appends failure signals to the same day file once told to go.
+# Its flock is wrapped so that it reports, by writing the lock's path, that it had to
+# wait for a lock someone else holds: proof that both sides were in the critical region.
+HOOK = """
+import datetime as dt, errno, fcntl, os, sys, time
+from pathlib import Path
+from memdown.signals import store
+from memdown.signals.store import Signal
+root, go, blocked = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+now = dt.datetime.fromisoformat(sys.argv[4])
+real_flock = fcntl.flock
+def flock(fd, op):
+    if op & fcntl.LOCK_UN:
+        return real_flock(fd, op)
+    try:
+        return real_flock(fd, op | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            raise
+        blocked.write_text(os.readlink(f"/proc/self/fd/{fd if isinstance(fd, int) else fd.fileno()}"))
+        if op & fcntl.LOCK_NB:
+            raise
+    return real_flock(fd, op)
+fcntl.flock = flock
+while not go.exists():
+    time.sleep(0.01)
+for i in range(3):
+    store.append(root, [Signal("failure", f"Error: target t{i} failed", 1, session="h")], now=now)
+"""
+
+
+def test_sweep_and_a_hook_append_really_overlap_and_lose_nothing(memory_root, tmp_path, monkeypatch):
+    """The sweep is held inside its rewrite of the day file (it has read the file and is about
+    to rename its new version in) while a hook process appends to that file. The hook must wait
+    for the lock; without the lock the sweep's rename would drop the hook's signals."""
+    for n in range(6):
+        add(memory_root, f"don't use npm, variant {n % 2}")
+    day_file = store.day_file(memory_root, NOW.strftime("%Y-%m-%d"))
+    assert day_file.exists()
+    go, blocked = tmp_path / "go", tmp_path / "blocked"
+    script = tmp_path / "hook.py"
+    script.write_text(HOOK)
+    hook = subprocess.Popen([sys.executable, str(script), str(memory_root), str(go), str(blocked),
+                             NOW.isoformat()])
+    real_replace = os.replace
+    paused = []
+
+    def replace(src, dst, *args, **kwargs):
+        if not paused and os.fspath(dst) == str(day_file):
+            paused.append(True)
+            go.touch()  # the hook starts its append now, while we are inside the rewrite
+            deadline = time.monotonic() + 60
+            while not blocked.exists() and hook.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    report = sweep(memory_root, config=load_config(memory_root), now=NOW)
+    monkeypatch.undo()
+    assert hook.wait(timeout=60) == 0
+    assert paused, "the sweep never rewrote the day file"
+    signals = store.load(memory_root)
+    assert sorted(s.text for s in signals if s.type == "failure") == [f"Error: target t{i} failed" for i in range(3)]
+    assert blocked.exists(), "the hook never had to wait: the two never overlapped"
+    assert day_file.name in blocked.read_text()  # it waited for the day file's lock
+    assert len(report["folded"]) == 5
+    assert len(signals) == 9 and len({s.id for s in signals}) == 9
     assert sum(1 for s in signals if s.active and s.type == "correction") == 1

@@ -30,9 +30,11 @@ KNOWN_EVENTS = {
 }
 EXPECTED_TIMEOUTS = {
     "SessionStart": 15, "UserPromptSubmit": 10, "Stop": 30, "PreCompact": 30,
-    "PostToolUseFailure": 10, "SessionEnd": 5,
+    "PostToolUseFailure": 10, "SessionEnd": 1, "PreToolUse": 10,
 }
-EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"}
+# SessionStart sources of the real client (2.1.328): startup, resume, clear, compact, fork.
+EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork", "PreCompact": "manual|auto",
+                     "PreToolUse": "Skill"}
 SKILLS = ["memory-recall", "memory-status", "reflect", "reflect-toggle"]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"
@@ -66,10 +68,20 @@ def test_marketplace_json() -> None:
     assert entry["name"] == load_json(".claude-plugin/plugin.json")["name"]
     assert entry["source"] == "./"
     assert entry["description"].strip()
+    assert market["description"].strip()  # `claude plugin validate` warns without it
     # Component folders sit at the plugin root, never inside .claude-plugin/.
     assert sorted(p.name for p in (REPO / ".claude-plugin").iterdir()) == [
-        "marketplace.json", "plugin.json",
+        "icon.png", "marketplace.json", "plugin.json",
     ]
+
+
+def test_icon_is_a_square_png_the_validator_accepts() -> None:
+    import struct
+
+    data = (REPO / ".claude-plugin" / "icon.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width == height and 512 <= width <= 2048 and len(data) < 2 << 20
 
 
 # --- hooks.json ------------------------------------------------------------------
@@ -378,3 +390,134 @@ def test_plugin_update_upgrades_the_venv_in_the_background(tmp_path: Path) -> No
     (data / "venv" / ".plugin-version").write_text("0.0.1\n")
     run_shim("Stop", [folder], stdin="{}", CLAUDE_PLUGIN_DATA=str(data), CLAUDE_PLUGIN_ROOT=str(root))
     assert not (data / "bootstrap.lock").exists() and not record.exists()
+
+
+# --- bin/memdown: the plugin's memdown on the Bash tool's PATH ------------------------
+
+LAUNCHER = REPO / "bin" / "memdown"
+
+
+def copy_plugin(dest: Path) -> Path:
+    """The files bin/memdown needs, where Claude Code would put the plugin."""
+    (dest / "bin").mkdir(parents=True)
+    (dest / "hooks").mkdir()
+    shutil.copy2(LAUNCHER, dest / "bin" / "memdown")
+    shutil.copy2(REPO / "hooks" / "find-memdown.sh", dest / "hooks" / "find-memdown.sh")
+    return dest / "bin" / "memdown"
+
+
+def run_launcher(launcher: Path, path: list[Path], *args: str, **env: str) -> subprocess.CompletedProcess:
+    full_env = {"PATH": os.pathsep.join(str(p) for p in path), "HOME": env.pop("HOME", os.environ["HOME"]), **env}
+    return subprocess.run([str(launcher), *args], env=full_env, capture_output=True, text=True, timeout=30)
+
+
+def plugin_venv(data: Path, label: str) -> None:
+    venv_bin = data / "venv" / "bin"
+    fake_memdown(venv_bin, label=label)
+    (venv_bin / "python").symlink_to(sys.executable)
+
+
+def test_launcher_finds_the_plugin_venv_without_claude_plugin_data(tmp_path: Path) -> None:
+    """The Bash tool gets no CLAUDE_PLUGIN_DATA: a --plugin-dir plugin's data is memdown-inline."""
+    config = tmp_path / "claude-config"
+    plugin_venv(config / "plugins" / "data" / "memdown-inline", "inline-venv")
+    tools = make_bin(tmp_path, tools=("sh",))
+    proc = run_launcher(LAUNCHER, [REPO / "bin", tools], "search", "x y", CLAUDE_CONFIG_DIR=str(config))
+    assert json.loads(proc.stdout) == {"who": "inline-venv", "args": ["search", "x y"], "stdin": ""}
+
+
+def test_launcher_finds_a_marketplace_install_data_folder(tmp_path: Path) -> None:
+    plugins = tmp_path / "home" / ".claude" / "plugins"
+    launcher = copy_plugin(plugins / "cache" / "acme-market" / "memdown" / "0.1.0")
+    plugin_venv(plugins / "data" / "memdown-acme-market", "market-venv")
+    plugin_venv(plugins / "data" / "memdown-inline", "wrong-venv")
+    proc = run_launcher(launcher, [launcher.parent], "stats", HOME=str(tmp_path / "home"))
+    assert json.loads(proc.stdout)["who"] == "market-venv"
+
+
+def test_launcher_uses_memdown_on_path_and_never_itself(tmp_path: Path) -> None:
+    """pip / pipx / uv installs: the first memdown on PATH that is not the plugin's own launcher."""
+    other = fake_memdown(tmp_path / "pipx-bin", label="pipx")
+    proc = run_launcher(LAUNCHER, [REPO / "bin", other.parent], "expand", "abc",
+                        CLAUDE_CONFIG_DIR=str(tmp_path / "none"))
+    assert json.loads(proc.stdout) == {"who": "pipx", "args": ["expand", "abc"], "stdin": ""}
+    # MEMDOWN_BIN still wins, as for the hooks.
+    explicit = fake_memdown(tmp_path / "explicit", label="explicit")
+    proc = run_launcher(LAUNCHER, [REPO / "bin", other.parent], "stats", MEMDOWN_BIN=str(explicit),
+                        CLAUDE_CONFIG_DIR=str(tmp_path / "none"))
+    assert json.loads(proc.stdout)["who"] == "explicit"
+
+
+def test_launcher_without_any_memdown_says_so(tmp_path: Path) -> None:
+    proc = run_launcher(LAUNCHER, [REPO / "bin", make_bin(tmp_path)], "search", "x",
+                        CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
+    assert proc.returncode == 127 and proc.stdout == ""
+    assert proc.stderr.startswith("memdown: not installed")
+    (tmp_path / "cfg" / "plugins" / "data" / "memdown-inline" / "bootstrap.lock").mkdir(parents=True)
+    proc = run_launcher(LAUNCHER, [REPO / "bin", make_bin(tmp_path)], "search", "x",
+                        CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
+    assert proc.returncode == 127 and "still installing" in proc.stderr
+
+
+def test_one_lookup_for_hooks_and_launcher() -> None:
+    """Nothing twice: the shim and the launcher source the same lookup and carry none of their own."""
+    for script in (SHIM, LAUNCHER):
+        text = script.read_text(encoding="utf-8")
+        assert "find-memdown.sh" in text and "memdown_find" in text
+        assert "command -v memdown" not in text and "[ -x \"$data/venv/bin/memdown\" ]" not in text
+        assert "MEMDOWN_BIN" not in text.split("memdown_find", 1)[1]
+
+
+def test_shim_starts_a_venv_memdown_without_site_or_console_script(tmp_path: Path) -> None:
+    """In a real venv layout the hook runs `python -I -S` and imports memdown from site-packages."""
+    data = tmp_path / "data"
+    venv = data / "venv"
+    fake_memdown(venv / "bin", label="console-script")
+    site = venv / "lib" / "python3.11" / "site-packages"
+    (site / "memdown").mkdir(parents=True)
+    (site / "memdown" / "entry.py").write_text("")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    python = venv / "bin" / "python"
+    python.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n')
+    python.chmod(0o755)
+    proc = run_shim("Stop", [make_bin(tmp_path)], stdin="{}", CLAUDE_PLUGIN_DATA=str(data))
+    args = proc.stdout.splitlines()
+    assert args[:2] == ["-I", "-S"] and args[2] == "-c" and "from memdown.entry import main" in args[3]
+    assert args[4:] == [str(site), "hook", "Stop"]
+
+
+def test_shim_fast_start_runs_the_real_memdown(tmp_path: Path) -> None:
+    """The -I -S launch line works with a real interpreter and the real package."""
+    import memdown
+
+    site = Path(memdown.__file__).resolve().parent.parent
+    code = ('import sys; sys.path.append(sys.argv.pop(1)); from memdown.entry import main; main()')
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(site), "hook", "PreToolUse"],
+                          input=json.dumps({"tool_name": "Skill", "tool_input": {"skill": "memdown:memory-recall"}}),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    # The shim's launch line must be the one tested here.
+    assert code in (REPO / "hooks" / "find-memdown.sh").read_text(encoding="utf-8")
+
+
+# --- PreToolUse: recall needs no permission rule ------------------------------------------
+
+@pytest.mark.parametrize("payload, allowed", [
+    ({"tool_name": "Skill", "tool_input": {"skill": "memdown:memory-recall", "args": "why X"}}, True),
+    ({"tool_name": "Skill", "tool_input": {"skill": "memory-recall"}}, False),  # a project skill of that name
+    ({"tool_name": "Skill", "tool_input": {"skill": "memdown:reflect"}}, False),  # writes CLAUDE.md: user's call
+    ({"tool_name": "Skill", "tool_input": {"skill": "other:memory-recall"}}, False),
+    ({"tool_name": "Bash", "tool_input": {"command": "memdown search x", "skill": "memdown:memory-recall"}}, False),
+    ({"tool_name": "Skill", "tool_input": "memdown:memory-recall"}, False),
+    ({}, False),
+])
+def test_pre_tool_use_allows_only_the_recall_skill(payload: dict, allowed: bool) -> None:
+    from memdown.hooks.events import pre_tool_use
+
+    out = pre_tool_use(payload, None)
+    if allowed:
+        assert out == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                               "permissionDecisionReason": "memdown: read-only memory recall"}}
+    else:
+        assert out == {}

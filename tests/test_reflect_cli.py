@@ -46,7 +46,7 @@ def test_session_to_claude_md_to_session_start(memory_root, isolate_paths, tmp_p
     assert shown["signals"][0]["session"] == "sess-e2e"
     result = _json(run_memdown("reflect", "promote", pnpm["id"], "--to", "project", "--json"))
     assert Path(result["backup"]).read_text() == "# Shop\n\nA web shop.\n"
-    assert f"- Use pnpm not npm. <!-- memdown:{result['learning']} -->" in claude.read_text()
+    assert f"- Use pnpm not npm. <!-- memdown:{result['learning']} #" in claude.read_text()
     dismissed = _json(run_memdown("reflect", "dismiss", texts["Stop using var in new code."]["id"], "--json"))
     assert dismissed[0]["action"] == "dismiss"
     stats = _json(run_memdown("reflect", "stats", "--json"))
@@ -72,7 +72,7 @@ def test_session_to_claude_md_to_session_start(memory_root, isolate_paths, tmp_p
     undo = _json(run_memdown("reflect", "undo", result["learning"], "--json"))
     assert undo["action"] == "revert" and "memdown:LRN" not in claude.read_text()
     sweep = _json(run_memdown("reflect", "sweep", "--json"))
-    assert set(sweep) == {"folded", "expired", "semantic"}
+    assert set(sweep) == {"folded", "expired", "semantic", "automemory"}
 
 
 def test_capture_toggle(memory_root):

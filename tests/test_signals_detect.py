@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdown.signals.detect import (Context, clean_prompt, detect_commands, detect_missing_context, detect_phrases,
+from memdown.signals.detect import (Context, find_fix, fix_text, clean_prompt, detect_commands, detect_missing_context, detect_phrases,
                                     detect_tool_patterns, detect_turns)
 from memdown.signals.patterns import LANGUAGES, patterns
 from memdown.signals.text import fingerprint, fold_typos, polar_terms, similar
@@ -37,6 +37,17 @@ def types(text: str, ctx: Context = REPLY) -> set[str]:
     ("merk dir, dass wir pnpm verwenden", "memory_request"),
     ("recuerda que usamos pnpm", "memory_request"),
     ("that rule about npm was wrong", "revert"),
+    # natural phrasing without trigger words (real prompts of ../shared/transcripts, labelled before tuning)
+    ("Can we use destructuring here?", "correction"),
+    ("You switched the active branch out from under someone else", "correction"),
+    ("CIRCULAR LOGIC -- Sync is a CORE PLUGIN, not a COMMUNITY PLUGIN", "correction"),
+    ("不能做三", "correction"),  # a flat refusal of the plan Claude proposed
+    ("不能用 firebase 的服務嗎？目前在的", "correction"),  # Traditional: "we already have firebase"
+    ("應該依照 role.name 這樣為主不是把 role 變成 roleName", "correction"),  # a code-style correction
+    ("我是要你建立在 global 中", "correction"),
+    ("一个一个来，不要全部一下确定", "convention"),
+    ("以后我说保存到ob中，都要满足我可以直接在左侧文件夹栏可以看到该笔记的需求", "convention"),
+    ("you two can collaborate, but STOP and ask LOGAN before doing anything drastic", "convention"),
 ])
 def test_phrases_fire(text, kind):
     assert kind in types(text)
@@ -55,7 +66,9 @@ def test_phrases_fire(text, kind):
     "Do you remember how we fixed the login bug?",
     "Is it wrong to use global state here?",
     "let me know if it works",
-    "Can we use destructuring here?",
+    "How to set up from Code side rather than in Dispatch window?",  # a question, not a redirection
+    "Mostly yes. Claude’s expanded read is materially correct, with two scope clarifications. " * 5
+    + "Don't use npm, that is wrong.",  # another agent's reply relayed by the user
 ])
 def test_negatives_do_not_fire(text):
     assert types(text, ACTION) == set()
@@ -121,8 +134,32 @@ def test_repeated_failure_with_its_fix():
     calls.append(_call("Bash", {"command": "pytest -q tests/unit"}, "1 passed"))
     sigs = detect_tool_patterns(calls)
     assert [s.type for s in sigs] == ["repeated_failure"]
-    assert sigs[0].extra["fix"] == "Bash `pytest -q tests/unit`"
+    assert sigs[0].extra["fix"] == "Bash `python -m pytest -q tests`, then Bash `pytest -q tests/unit`"
     assert "ModuleNotFoundError" in sigs[0].text
+
+
+PUSH = {"command": "git push origin main"}
+PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; this exceeds GitHub's file size limit of "
+              "100.00 MB\n ! [remote rejected] main -> main (pre-receive hook declined)")
+
+
+def test_a_fix_is_what_differs_from_the_failing_call():
+    """The issue's case: the same push succeeding after untracking the file; the push is not the fix."""
+    calls = [_call("Bash", PUSH, PUSH_ERROR, True),
+             _call("Bash", {"command": "git status"}, "On branch main"),
+             _call("Bash", {"command": "git rm --cached data/model.bin"}, "rm 'data/model.bin'"),
+             _call("Bash", {"command": "git commit --amend --no-edit"}, "[main 1a2b3c] add model"),
+             _call("Bash", PUSH, "To github.com:me/app.git\n   1a2b3c..4d5e6f  main -> main")]
+    steps = find_fix(calls, 0)
+    assert [c.input["command"] for c in steps] == ["git rm --cached data/model.bin", "git commit --amend --no-edit"]
+    assert "git push" not in fix_text(steps)
+    # the very same call working after nothing but reads (a flaky network): no fix at all
+    flaky = [_call("Bash", PUSH, PUSH_ERROR, True), _call("Read", {"file_path": "README.md"}, "x"),
+             _call("Bash", {"command": "git  push origin main"}, "ok")]
+    assert find_fix(flaky, 0) is None
+    # a different retry that worked is the fix
+    retry = [_call("Bash", PUSH, PUSH_ERROR, True), _call("Bash", {"command": "git push --force-with-lease origin main"}, "ok")]
+    assert fix_text(find_fix(retry, 0)) == "Bash `git push --force-with-lease origin main`"
 
 
 def test_user_rejections_are_not_failures():

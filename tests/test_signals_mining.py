@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memdown.errors import MemdownError
+from memdown.errors import InputFileError
 from memdown.learning.fixes import record_failure
 from memdown.signals import store
 from memdown.signals.mining import mine_session, read_state
@@ -95,14 +95,14 @@ def test_capture_off_and_disable_env_are_no_ops(memory_root, tmp_path, monkeypat
     assert not (memory_root / "signals").exists()
 
 
-def test_bad_transcripts_never_crash_badly(memory_root, tmp_path):
+def test_bad_transcripts_give_a_typed_one_line_error_and_write_nothing(memory_root, tmp_path):
     garbage = tmp_path / "bad.jsonl"
     garbage.write_bytes(b"\x00\x01 not json at all\n{broken")
-    try:
-        assert mine_session(memory_root, garbage, "bad") == []
-    except MemdownError:
-        pass  # a typed error is fine: the hook layer reports it
+    with pytest.raises(InputFileError) as info:  # typed: the hook layer reports it in one line
+        mine_session(memory_root, garbage, "bad")
+    assert "\n" not in info.value.one_line() and "bad.jsonl" in info.value.one_line()
     assert mine_session(memory_root, tmp_path / "missing.jsonl", "x") == []
+    assert not (memory_root / "signals").exists()
 
 
 def test_mining_links_a_fix_to_the_recorded_failure(memory_root, tmp_path):

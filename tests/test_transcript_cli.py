@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -144,11 +145,12 @@ def test_cli_errors_are_one_line(args: list[str], code: int, needle: str) -> Non
     assert needle in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # no uncaught error
 
 
-def test_cli_rejects_binary_file(tmp_path: Path) -> None:
-    junk = tmp_path / "junk.jsonl"
+def test_cli_rejects_binary_file() -> None:
+    junk = paths.claude_home() / "projects" / "-repo" / "junk.jsonl"
+    junk.parent.mkdir(parents=True, exist_ok=True)
     junk.write_bytes(b"\x00\x01\x02 not text")
     result = CliRunner().invoke(cli, ["transcript", str(junk)])
     assert result.exit_code == 7 and "binary" in result.output
@@ -157,7 +159,13 @@ def test_cli_rejects_binary_file(tmp_path: Path) -> None:
 
 @pytest.mark.shared
 def test_cli_on_real_sidechain_transcript(shared_transcripts: Path) -> None:
-    path = shared_transcripts / "real/bradymholt-dotfiles/-Users-bholt-dev-evergreen/b6076239-b6a8-42a2-8a61-9d0390bdcf3b.jsonl"
+    source = shared_transcripts / "real/bradymholt-dotfiles/-Users-bholt-dev-evergreen"
+    # memdown reads transcripts only where Claude Code keeps them: copy the session there (a temp home)
+    path = paths.claude_home() / "projects" / source.name / "b6076239-b6a8-42a2-8a61-9d0390bdcf3b.jsonl"
+    path.parent.mkdir(parents=True)
+    shutil.copy(source / path.name, path)
+    if (source / path.stem).is_dir():
+        shutil.copytree(source / path.stem, path.parent / path.stem)
     listing = _run("transcript", str(path))
     assert "83004af1" in listing.output and "c0f6c542" not in listing.output.split("subagents:")[0]
     shown = _run("transcript", str(path), "--turn", "c0f6c542")  # a subagent turn

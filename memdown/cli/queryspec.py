@@ -28,7 +28,7 @@ JSON = Opt(("--json",), "as_json", "flag", "Print JSON.")
 
 SEARCH = (
     Opt(("-k",), "k", "int", "How many results (default: config search.k)."),
-    Opt(("--kind",), "kind", "str", "Only this kind: summary, signal, learning, improvement, reflexion, note."),
+    Opt(("--kind",), "kind", "str", "Only this kind: summary, signal, learning, improvement, reflexion, note, recall (recall pointers are left out unless asked for)."),
     Opt(("--since",), "since", "str", "Only entries dated on or after.", metavar="YYYY-MM-DD"),
     Opt(("--until",), "until", "str", "Only entries dated on or before.", metavar="YYYY-MM-DD"),
     Opt(("--source",), "source", "str", "Only files matching GLOB (relative to the memory root).", metavar="GLOB"),

@@ -8,7 +8,7 @@ import click
 from .. import paths
 from .common import dir_option, json_option, print_json, resolve_root
 
-TARGET_CHOICE = click.Choice(["project", "project-local", "global", "learnings", "improvements", "reflexion"])
+TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
 
 
 def _root(memory_dir: Path | None) -> Path:
@@ -65,6 +65,9 @@ def register(cli: click.Group) -> None:
             click.echo(f"settled {item['id']}: {item['status']} ({item['reason']})")
         for sig_id in review.expired:
             click.echo(f"archived {sig_id} (older than the TTL)")
+        for item in review.unapproved:
+            click.echo(f"not applied: {item['id']} → {item['target']} is pending in learnings.md but was not approved "
+                       f"on this machine (approve: memdown reflect promote {item['id']} --to {item['target']})")
         if not data["candidates"]:
             click.echo("Nothing to review.")
         else:

@@ -5,9 +5,29 @@ pointer back to what was said and done, from the live transcript or the archive.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import click
 
 from .common import json_option, print_json
+
+
+def _recorded_transcripts() -> Iterator[Path]:
+    """Transcript paths named by this project's memory anchors (read lazily, only when needed)."""
+    from .. import paths
+    from ..store.anchors import ANCHOR_RE, anchor_unescape, parse_anchor
+    from ..transcript.archive import resolve_portable
+
+    for day in paths.daily_files(paths.memory_root()):
+        try:
+            text = day.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in ANCHOR_RE.finditer(text):
+            anchor = parse_anchor(match.group(0))
+            if anchor is not None and anchor.transcript:
+                yield resolve_portable(anchor_unescape(anchor.transcript))
 
 
 def register(cli: click.Group) -> None:
@@ -33,7 +53,9 @@ def register(cli: click.Group) -> None:
         """List the turns of a Claude Code session, or show one turn.
 
         REF is a transcript path, a ~/ path, or a session id (a unique prefix of
-        8+ characters is enough); archived sessions are found too.
+        8+ characters is enough); archived sessions are found too. Only Claude Code
+        transcripts are read: under ~/.claude/projects, the archive, or sessions
+        this project's memory recorded.
         """
         from ..errors import NotFoundError
         from ..transcript.archive import find_transcript
@@ -45,7 +67,9 @@ def register(cli: click.Group) -> None:
             render_turns_json,
         )
 
-        parsed = parse_transcript(find_transcript(ref))
+        from ..transcript.layout import require_transcript
+
+        parsed = parse_transcript(require_transcript(find_transcript(ref), _recorded_transcripts()))
         if turn_ref is None:
             if as_json:
                 print_json(list_turns_json(parsed))

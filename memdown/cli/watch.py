@@ -153,6 +153,8 @@ def _print_report(report) -> None:
             click.echo(f"{name}: {shown}")
     for item in report.unreadable_markdown:
         click.echo(f"unreadable markdown (not indexed): {item['source']}: {item['reason']}")
+    for line in getattr(report, "capture", []):
+        click.echo(f"capture: {line}")
     if report.ok:
         click.echo("ok")
     else:

@@ -2,11 +2,19 @@
 
 The CLI calls this before importing anything heavy, so a warm search costs an
 interpreter start plus a socket round trip.
+
+Before connecting, the socket's folder must be ours and private (another
+local user could otherwise squat ``/tmp/memdown-<uid>/``, read the queries
+and forge results into the model's context) and the socket ours too;
+otherwise the caller answers in-process and ``logs/client.log`` says why.
 """
 from __future__ import annotations
 
 import json
+import os
 import socket
+import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +31,10 @@ def ask_daemon(root: Path, op: str, params: dict[str, Any], *, timeout: float = 
     """
     sock_path = paths.socket_path(root)
     if not sock_path.exists():
+        return None
+    problem = _socket_problem(sock_path)
+    if problem is not None:
+        _notice(root, f"not using the live index: {problem}; answering in-process")
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -52,3 +64,28 @@ def ask_daemon(root: Path, op: str, params: dict[str, Any], *, timeout: float = 
     if not reply.get("ok") and reply.get("fallback"):
         return None  # the daemon cannot answer this one (version skew, internal error): answer in-process
     return reply
+
+
+def _socket_problem(sock_path: Path) -> str | None:
+    problem = paths.private_dir_problem(sock_path.parent)
+    if problem is not None:
+        return problem
+    try:
+        st = os.lstat(sock_path)
+    except OSError as exc:
+        return f"{sock_path}: {exc.strerror or exc}"
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return f"{sock_path} is not a socket of uid {os.getuid()}"
+    return None
+
+
+def _notice(root: Path, message: str) -> None:
+    """One line in ``logs/client.log`` (private: the process edge sets umask 077); never raises."""
+    from ..fsutil import append_unlocked
+
+    folder = paths.logs_dir(Path(root))
+    if folder.is_dir():
+        try:
+            append_unlocked(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
+        except OSError:
+            pass

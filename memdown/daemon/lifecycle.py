@@ -55,7 +55,7 @@ class DaemonLock:
         A short retry covers status probes, which hold a shared lock for a
         few microseconds.
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -98,7 +98,7 @@ def write_pid_file(root: Path, *, socket: Path) -> None:
     from ..fsutil import atomic_write_text
 
     info = {"pid": os.getpid(), "started": time.time(), "socket": str(socket), "version": __version__}
-    atomic_write_text(paths.pid_file(Path(root)), json.dumps(info) + "\n")
+    atomic_write_text(paths.pid_file(Path(root)), json.dumps(info) + "\n", mode=paths.PRIVATE_FILE_MODE)
 
 
 def read_pid_file(root: Path) -> dict[str, Any] | None:

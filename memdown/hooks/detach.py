@@ -1,43 +1,66 @@
-"""Hand slow work to a fully detached ``memdown worker`` process.
+"""Capture hooks: queue the job durably, then start a fully detached ``memdown worker``.
 
-The job (the hook payload) is written to ``state/jobs/`` first, so the worker
-reads it from disk and a crash leaves evidence instead of losing it. With
-``MEMDOWN_HOOK_SYNC=1`` (tests, debugging) the job runs in this process.
+The job itself is already on disk (``services.jobs.enqueue``) before this
+runs, so a worker that never starts loses nothing: the next Stop or
+SessionStart starts another. ``os.posix_spawn`` with ``setsid`` instead of
+``subprocess``: importing subprocess costs every hook several milliseconds.
+With ``MEMDOWN_HOOK_SYNC=1`` (tests, debugging) the job runs in this process.
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
 from .. import paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
-def spawn_worker(root: Path, job: str, payload: dict[str, Any]) -> None:
-    jobs = paths.state_dir(root) / "jobs"
-    jobs.mkdir(parents=True, exist_ok=True)
-    job_file = jobs / f"{time.time_ns()}-{os.getpid()}-{job}.json"
-    tmp = job_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"job": job, "payload": payload}))
-    os.replace(tmp, job_file)
+
+def start_worker(root: Path) -> None:
+    """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""
+    logs = paths.logs_dir(root)
+    logs.mkdir(parents=True, exist_ok=True, mode=0o700)
+    log = str(logs / "worker.log")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    os.posix_spawn(
+        sys.executable,
+        [sys.executable, "-m", "memdown", "worker", "--dir", str(root)],
+        {**os.environ, "LANCEDB_LOG": "error"},
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, log, flags, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,  # survives the hook and Claude Code's process group
+    )
+
+
+def run_or_start(root: Path, job_file: Path) -> bool:
+    """Run ``job_file`` here in sync mode (True when it succeeded), else start a worker (True)."""
     if os.environ.get("MEMDOWN_HOOK_SYNC") == "1":
         from ..services.worker import run_job_file
 
-        run_job_file(root, job_file)
-        return
-    logs = paths.logs_dir(root)
-    logs.mkdir(parents=True, exist_ok=True)
-    with open(logs / "worker.log", "ab") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "memdown", "worker", "--dir", str(root), str(job_file)],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,  # survives the hook and Claude Code's process group
-            close_fds=True,
-            env={**os.environ, "LANCEDB_LOG": "error"},
-        )
+        return run_job_file(root, job_file)
+    start_worker(root)
+    return True
+
+
+def capture_handler(job: str) -> "Callable[..., dict[str, Any]]":
+    """The Stop/PreCompact/SessionEnd handler: durable job first, then the budget, then the worker."""
+
+    def handler(payload: dict[str, Any], root: Path | None, budget: "Callable[[], None]" = lambda: None) -> dict[str, Any]:
+        if root is None or payload.get("stop_hook_active") or not payload.get("transcript_path"):
+            return {}
+        from ..services.jobs import enqueue, hook_log
+
+        job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
+        budget()  # only now may the time budget run out
+        if not run_or_start(root, job_file):
+            hook_log(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; "
+                                "see the worker line)")
+        return {}
+
+    return handler

@@ -1,31 +1,46 @@
-"""The SessionStart "recent memory" digest: facts the model sees, within budget."""
+"""The SessionStart "recent memory" digest: recorded facts the model sees, fenced, within budget.
+
+Daily logs are committed and shared, so the digest is data, not instructions:
+it goes through :func:`memdown.fence.fence` (labelled block, fake closers
+defanged, instruction-like entries flagged, bounded size).
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import paths
+from ..fence import fence
 from ..store.daily import read_entries
 
-CLAUDE_CODE_CAP = 10_000
+CLAUDE_CODE_CAP = 10_000  # Claude Code's own limit for one hook's additionalContext
+DIGEST_SHARE = 7_000  # the digest's part of it; learnings and memdown's own lines share the rest
+LEARNINGS_CHARS = 1_600
 
 
-def build_digest(root: Path, *, max_chars: int, max_entries: int) -> tuple[str, int]:
-    """(digest text, entries included): newest entries first, whole entries only."""
-    budget = min(max_chars, CLAUDE_CODE_CAP)
+def digest_items(root: Path, *, max_entries: int) -> list[str]:
+    """Newest entries first, one line each (``YYYY-MM-DD HH:MM: text``), raw (not yet fenced)."""
     picked: list[str] = []
-    used = 0
     for path in paths.daily_files(root):
         for entry in reversed(read_entries(path)):
             if len(picked) >= max_entries:
-                break
+                return picked
             bullets = " ".join(line.strip() for line in entry.body.splitlines())
-            if len(bullets) > 600:
-                bullets = bullets[:599] + "…"
-            block = f"- {entry.day} {entry.time}: {bullets}"
-            if used + len(block) + 1 > budget:
-                return "\n".join(picked), len(picked)
-            picked.append(block)
-            used += len(block) + 1
-        if len(picked) >= max_entries:
-            break
-    return "\n".join(picked), len(picked)
+            picked.append(f"{entry.day} {entry.time}: {bullets}")
+    return picked
+
+
+def build_digest(root: Path, *, max_chars: int, max_entries: int, where: str = "") -> tuple[str, int]:
+    """(fenced digest, entries offered); '' when there is nothing to show."""
+    items = digest_items(root, max_entries=max_entries)
+    if not items:
+        return "", 0
+    title = f"Project memory{f' ({where})' if where else ''}: the most recent entries, newest first."
+    return fence(title, items, limit=min(max_chars, DIGEST_SHARE), source="daily logs"), len(items)
+
+
+def learnings_block(rules: list[str]) -> str:
+    """Recently promoted learnings, as recorded in learnings.md (committed, so fenced too)."""
+    if not rules:
+        return ""
+    return fence("Learnings recorded as promoted in learnings.md, newest first.", rules, limit=LEARNINGS_CHARS,
+                 source="learnings.md")

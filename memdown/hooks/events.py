@@ -5,16 +5,18 @@ anything slow goes to a detached worker (see ``detach``).
 """
 from __future__ import annotations
 
-import os
 import re
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 from .. import paths
 from ..config import load_config
 
-Handler = Callable[[dict[str, Any], "Path | None"], dict[str, Any]]
+TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Handler = Callable[[dict[str, Any], Path | None], dict[str, Any]]
+
 
 # Words that suggest the user is reaching back in time; the recall hint is
 # added for these prompts and for the first prompt of each session.
@@ -24,6 +26,11 @@ RECALL_CUES = re.compile(
     r"wie letztes mal|schon mal|früher|la (última|ultima) vez|antes)\b",
     re.IGNORECASE,
 )
+
+
+# Size bounds of the fenced memory each hook injects (fence.fence never exceeds them).
+POINTER_CHARS = 2_000
+FIX_CHARS = 2_000
 
 
 def _context(event: str, text: str) -> dict[str, Any]:
@@ -44,21 +51,18 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         return {}
     if not root.is_dir():
         return {"systemMessage": f"memdown: no memory yet here; entries start after the first turn ({root})"}
-    from .digest import build_digest
+    from .digest import build_digest, learnings_block
 
     config = load_config(root)
-    digest, shown = build_digest(root, max_chars=config["hooks.digest_chars"], max_entries=config["hooks.digest_entries"])
-    parts: list[str] = []
-    if digest:
-        parts.append(
-            f"Project memory (memdown, {_rel(root)}): the {shown} most recent entries, newest first.\n{digest}"
-        )
+    digest, _shown = build_digest(root, max_chars=config["hooks.digest_chars"],
+                                  max_entries=config["hooks.digest_entries"], where=f"memdown, {_rel(root)}")
+    parts: list[str] = [digest] if digest else []
     try:
         from ..learning.counts import pending_counts, recent_learnings
 
-        rules = recent_learnings(root, 5)
+        rules = learnings_block(recent_learnings(root, 5))
         if rules:
-            parts.append("Recently approved learnings:\n" + "\n".join(f"- {r}" for r in rules))
+            parts.append(rules)
         labels = {"signals": "captured signal(s)", "learnings_pending": "pending learning(s)",
                   "improvements_pending": "pending improvement(s)"}
         pending = {k: v for k, v in pending_counts(root).items() if v}
@@ -85,24 +89,30 @@ def session_start(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
             from .runner import log_line
 
             log_line(root, "SessionStart", f"live index not started: {type(exc).__name__}: {exc}")
-    _retry_stale_jobs(root)
+    try:
+        queue = _retry_pending_jobs(root)
+        if queue:
+            status += f"; {queue}"
+    except Exception as exc:
+        from .runner import log_line
+
+        log_line(root, "SessionStart", f"job retry not started: {type(exc).__name__}: {exc}")
     out: dict[str, Any] = {"systemMessage": status}
     if parts:
         out.update(_context("SessionStart", "\n\n".join(parts)))
     return out
 
 
-def _retry_stale_jobs(root: Path) -> None:
-    """Jobs left by a crashed or killed worker are run again (nothing is lost)."""
-    jobs = paths.state_dir(root) / "jobs"
-    try:
-        stale = [e.path for e in os.scandir(jobs) if e.name.endswith(".json") and time.time() - e.stat().st_mtime > 600]
-    except OSError:
-        return
-    if stale:
-        from .detach import spawn_worker
+def _retry_pending_jobs(root: Path) -> str:
+    """Start a worker for pending jobs unless one runs; the queue's status clause ('' when empty)."""
+    from ..services.jobs import queue_status, worker_running
 
-        spawn_worker(root, "retry", {"jobs": stale})
+    queue = queue_status(root)
+    if queue.pending and not worker_running(root):
+        from .detach import start_worker
+
+        start_worker(root)
+    return queue.summary()
 
 
 # --- UserPromptSubmit ---------------------------------------------------------
@@ -129,8 +139,12 @@ def user_prompt(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
         "(memdown search → expand → transcript)."
     ]
     pointers = config["hooks.prompt_pointers"]
-    if pointers > 0:
-        lines.extend(_pointers(root, text, pointers))
+    found = _pointers(root, text, pointers) if pointers > 0 else []
+    if found:
+        from ..fence import fence
+
+        lines.append(fence("Possibly relevant memory (search hits; open with `memdown expand ID`).", found,
+                           limit=POINTER_CHARS, source="memdown search"))
     return _context("UserPromptSubmit", "\n".join(lines))
 
 
@@ -158,24 +172,16 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
     out = []
     for hit in reply.get("result") or []:
         first = " ".join(str(hit.get("text", "")).split())[:140]
-        out.append(f"- possibly relevant: {hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
+        out.append(f"{hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
     return out
 
 
 # --- Stop, PreCompact, SessionEnd: detached capture ---------------------------
 
 def _capture(job: str) -> Handler:
-    def handler(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
-        if root is None or payload.get("stop_hook_active"):
-            return {}
-        if not payload.get("transcript_path"):
-            return {}
-        from .detach import spawn_worker
+    from .detach import capture_handler  # the Stop path skips this module: runner calls detach directly
 
-        spawn_worker(root, job, payload)
-        return {}
-
-    return handler
+    return capture_handler(job)
 
 
 # --- PostToolUseFailure -------------------------------------------------------
@@ -192,7 +198,28 @@ def tool_failure(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
     if load_config(root)["capture.enabled"]:
         record_failure(root, session_id=str(payload.get("session_id") or ""), tool_name=tool, tool_input=tool_input,
                error=error, transcript_path=payload.get("transcript_path"))
-    return _context("PostToolUseFailure", fix) if fix else {}
+    if not fix:
+        return {}
+    from ..fence import fence
+
+    note = fence("A similar failure was recorded before (memdown).", [fix], limit=FIX_CHARS,
+                 source="signals, reflexion, learnings", item_chars=1_500)
+    return _context("PostToolUseFailure", note)
+
+
+# --- PreToolUse (matcher "Skill") ----------------------------------------------
+
+# memdown's own read-only recall skill may run without a permission rule; any
+# other skill (and any other tool) is left to the user's settings.
+RECALL_SKILL = "memdown:memory-recall"
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | None) -> dict[str, Any]:
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") != "Skill" or not isinstance(tool_input, dict) or tool_input.get("skill") != RECALL_SKILL:
+        return {}
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                   "permissionDecisionReason": "memdown: read-only memory recall"}}
 
 
 HANDLERS: dict[str, Handler] = {
@@ -202,4 +229,5 @@ HANDLERS: dict[str, Handler] = {
     "PreCompact": _capture("precompact"),
     "SessionEnd": _capture("sessionend"),
     "PostToolUseFailure": tool_failure,
+    "PreToolUse": pre_tool_use,
 }

@@ -2,17 +2,23 @@
 
 Fail open: any error, a malformed payload or a blown time budget yields
 ``{}`` (plus a line in ``.memdown/logs/hooks.log``), never a traceback and
-never a blocking exit code.
+never a blocking exit code. Capture events (Stop, PreCompact, SessionEnd)
+write their job to disk *before* the budget starts, so a loaded machine can
+make a hook answer late, never lose its turn.
+
+Imports are kept to the bare minimum: this runs on every prompt.
 """
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not `import typing`: ~3 ms on every hook
+if TYPE_CHECKING:
+    from typing import Any
 
 EVENTS = {
     "sessionstart": "SessionStart",
@@ -21,6 +27,7 @@ EVENTS = {
     "precompact": "PreCompact",
     "posttoolusefailure": "PostToolUseFailure",
     "sessionend": "SessionEnd",
+    "pretooluse": "PreToolUse",
 }
 # Seconds before we give up and answer {} (Claude Code's own limits are larger;
 # SessionEnd has 1.5 s in total for all plugins).
@@ -31,8 +38,11 @@ BUDGETS = {
     "PreCompact": 1.0,
     "PostToolUseFailure": 1.0,
     "SessionEnd": 0.8,
+    "PreToolUse": 1.0,
 }
 MAX_STDIN = 8 << 20
+# Capture events queue a job (``detach.capture_handler``) before their budget starts.
+CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
 
 
 class _Budget(Exception):
@@ -49,27 +59,9 @@ def _on_alarm(_signum: int, _frame: Any) -> None:
 
 def log_line(root: Path | None, event: str, message: str) -> None:
     """One line in the hook log (rotated at 1 MB); never raises."""
-    if root is None or not root.is_dir():
-        return
-    try:
-        from .. import paths
+    from ..services.jobs import hook_log
 
-        folder = paths.logs_dir(root)
-        folder.mkdir(exist_ok=True)
-        log = folder / "hooks.log"
-        try:
-            if log.stat().st_size > 1_000_000:
-                os.replace(log, folder / "hooks.log.1")
-        except FileNotFoundError:
-            pass
-        line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n"
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
-    except Exception:
-        pass
+    hook_log(root, event, message)
 
 
 def _root_for(payload: dict[str, Any]) -> Path | None:
@@ -77,16 +69,42 @@ def _root_for(payload: dict[str, Any]) -> Path | None:
         from .. import paths
 
         cwd = payload.get("cwd")
-        start = Path(cwd) if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
+        start = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
         return paths.memory_root(start=start)
     except Exception:
         return None
 
 
-def handle(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+def _read_payload() -> dict[str, Any]:
+    """The hook JSON; invalid UTF-8 and lone surrogates are repaired, never fatal."""
+    import json
+
+    stdin = sys.stdin
+    if stdin is None or stdin.isatty():
+        return {}
+    raw = stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
+    if not raw.strip():
+        return {}
+    payload = json.loads(raw)
+    if not isinstance(payload, dict):
+        return {}
+    if "\\u" in raw:
+        from ..fsutil import clean_json
+
+        payload = clean_json(payload)  # type: ignore[assignment]
+    return payload
+
+
+def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
+    if event in CAPTURE_JOBS:  # straight to the queue: no config, no other handlers imported
+        from .detach import capture_handler
+
+        return capture_handler(CAPTURE_JOBS[event])(payload, root, arm or (lambda: None))
     from . import events
 
-    return events.HANDLERS[event](payload, _root_for(payload))
+    if arm is not None:
+        arm()
+    return events.HANDLERS[event](payload, root)
 
 
 def main(argv: list[str]) -> int:
@@ -97,19 +115,22 @@ def main(argv: list[str]) -> int:
     try:
         if event is None or os.environ.get("MEMDOWN_DISABLE") == "1" or os.environ.get("MEMDOWN_SUMMARIZER"):
             return 0
-        raw = sys.stdin.read(MAX_STDIN) if not sys.stdin.isatty() else ""
-        payload = json.loads(raw) if raw.strip() else {}
-        if not isinstance(payload, dict):
-            payload = {}
+        payload = _read_payload()
         root = _root_for(payload)
-        if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":  # sync mode runs the slow job inline, on purpose
-            signal.signal(signal.SIGALRM, _on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, BUDGETS[event])
+        budget = BUDGETS[event]
+
+        def arm() -> None:
+            if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":  # sync mode runs the slow job inline, on purpose
+                signal.signal(signal.SIGALRM, _on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, budget)
+
         try:
-            out = handle(event, payload) or {}
+            out = handle(event, payload, root, arm) or {}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-        log_line(root, event, f"ok {1000 * (time.perf_counter() - started):.0f}ms")
+        # A capture hook only queues its job: the worker logs the job's own outcome.
+        word = "answered" if event in CAPTURE_JOBS else "ok"
+        log_line(root, event, f"{word} {1000 * (time.perf_counter() - started):.0f}ms")
     except _Budget:
         out = {}
         log_line(root, event or "?", "over time budget; answered {}")
@@ -118,8 +139,16 @@ def main(argv: list[str]) -> int:
         log_line(root, event or "?", f"error {type(exc).__name__}: {str(exc)[:300]}")
     finally:
         try:
-            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.write(_dumps(out) + "\n")
             sys.stdout.flush()
         except Exception:
             pass
     return 0
+
+
+def _dumps(out: dict[str, Any]) -> str:
+    if not out:
+        return "{}"
+    import json
+
+    return json.dumps(out)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import IndexUnavailableError
 from ..fsutil import atomic_write_text
+from ..paths import PRIVATE_FILE_MODE
 
 SCHEMA_VERSION = 1
 TABLE_NAME = "chunks"
@@ -111,8 +112,9 @@ class ChunkTable:
 
     def save_sidecars(self) -> None:
         assert self.meta is not None
-        atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}))
-        atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1))
+        atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}),
+                          mode=PRIVATE_FILE_MODE)
+        atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
 
     # --- lifecycle --------------------------------------------------------
     def exists(self) -> bool:

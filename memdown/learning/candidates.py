@@ -35,6 +35,13 @@ _IMPROVEMENT_HINT = re.compile(r"\b(?:we should (?:add|document|write|create|ren
                                r"|add a (?:script|make target|target|test|readme|doc)|the (?:readme|docs?) (?:should|is"
                                r" wrong|are wrong|is outdated))\b", re.I)
 _COMMENT = re.compile(r"<!--.*?-->")
+# Claude Code's own tool mechanics: how Edit/Read/Write want to be called, not facts about the project.
+_MECHANICS = re.compile(
+    r"has not been read yet|modified since (?:it was )?read|string to replace not found|found \d+ matches of the string"
+    r"|no changes to make|old_string|new_string|inputvalidationerror|invalid tool parameters|exceeds maximum allowed"
+    r" tokens|use offset and limit|file content \(\d+ tokens\)|is a directory|eisdir|must read the file|file is empty"
+    r"|parameter .* is (?:missing|required)|unexpected parameter", re.I)
+_SCRATCH = re.compile(r"(?:^|[\\/])(?:tmp|temp|\.claude|node_modules|\.venv|dist|build)(?:[\\/]|$)|^/tmp/|plan\w*\.md$", re.I)
 
 
 @dataclass
@@ -135,6 +142,30 @@ def reviewable(sig: Signal) -> bool:
     return not (sig.type == "failure" and not sig.extra.get("fix"))
 
 
+def mechanics(sig: Signal) -> bool:
+    """An edit streak or a tool-mechanics failure: about how tools are called, rarely about the project."""
+    if sig.type == "multi_edit":
+        return True
+    return sig.type in FAILURE_TYPES and bool(_MECHANICS.search(f"{sig.text} {sig.extra.get('fix', '')}"))
+
+
+def _project_fact(sig: Signal) -> bool:
+    """A mechanics signal that still names something of the project: a project file, or a shell step."""
+    if sig.type == "multi_edit":
+        target = str(sig.extra.get("file", ""))
+        return bool(target) and not _SCRATCH.search(target)
+    return "Bash `" in sig.extra.get("fix", "")
+
+
+def proposable(members: list[Signal]) -> bool:
+    """Tool mechanics and edit streaks become candidates only when they recur across sessions and point at a
+    project fact; everything else is proposed as before."""
+    if not all(mechanics(s) for s in members):
+        return True
+    sessions = {s.session or s.id for s in members}
+    return len(sessions) >= 2 and any(_project_fact(s) for s in members)
+
+
 def clean_line(line: str) -> str:
     return one_line(_COMMENT.sub("", line))
 
@@ -148,7 +179,7 @@ def conflicts_between(text: str, other: str) -> list[str]:
 
 
 def group(signals: list[Signal], threshold: float) -> list[list[Signal]]:
-    """Union near-duplicates of the same kind ("use pnpm not npm" / "don't use npm")."""
+    """Union near-duplicates of the same kind ("use pnpm not npm" / "don't use npm"); groups worth proposing."""
     parent = list(range(len(signals)))
 
     def find(i: int) -> int:
@@ -169,7 +200,8 @@ def group(signals: list[Signal], threshold: float) -> list[list[Signal]]:
     groups: dict[int, list[Signal]] = {}
     for i, sig in enumerate(signals):
         groups.setdefault(find(i), []).append(sig)
-    return [sorted(g, key=lambda s: (s.captured, s.id)) for g in groups.values()]
+    # groups of one-off mechanics are left out: they stay captured and the reflector's TTL archives them
+    return [sorted(g, key=lambda s: (s.captured, s.id)) for g in groups.values() if proposable(g)]
 
 
 _KEYED = {"multi_edit": "file", "search_thrash": "found_with"}

@@ -66,7 +66,7 @@ def _cached(root: Path) -> dict:
                        "improvements_pending": sum(1 for i in improvements.load(root) if i.status == "pending")},
             "recent": [f"{one_line(i.text, 160)} ({i.category.lower()})" for i in promoted[:20]]}
     try:
-        atomic_write_text(cache, json.dumps(data))
+        atomic_write_text(cache, json.dumps(data), mode=paths.PRIVATE_FILE_MODE)
     except OSError:
         pass
     return data

@@ -20,7 +20,7 @@ from ..signals.store import Signal
 from ..signals.text import GENERIC, content_tokens, jaccard, one_line, strip_ansi
 
 MAX_CONTEXT = 1500
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 EXCERPT = 300
 
 
@@ -33,6 +33,21 @@ def _input_summary(tool_name: str, tool_input: dict) -> str:
         if isinstance(tool_input.get(key), str) and tool_input[key].strip():
             return f"{tool_name} {one_line(tool_input[key], 200)}"
     return tool_name
+
+
+def _action(text: str) -> str:
+    """The command or target of "Bash `cmd`" / "Bash: cmd" / "Edit a.py", whitespace-normalized."""
+    text = (text or "").strip()
+    if "`" in text:
+        text = text.split("`")[1] if text.count("`") >= 2 else text
+    elif ":" in text.split(" ", 1)[0]:
+        text = text.split(":", 1)[1]
+    return " ".join(text.split())
+
+
+def is_same_action(fix: str, failing: str) -> bool:
+    """A recorded "fix" that is only the failing call itself: no fix (a retry that changed nothing)."""
+    return bool(fix) and "then" not in fix and _action(fix) == _action(failing)
 
 
 def _excerpt(error: str) -> str:
@@ -108,7 +123,8 @@ def _entries_for(root: Path, path: Path) -> list[dict]:
     return [{"id": s.id, "tool": s.extra.get("tool", ""), "text": s.text, "input": s.extra.get("input", ""),
              "excerpt": one_line(s.text, 200), "fix": s.extra["fix"], "rule": "", "date": s.day}
             for s in read_file(path)
-            if s.type in ("failure", "repeated_failure") and s.extra.get("fix") and s.status != "dismissed"]
+            if s.type in ("failure", "repeated_failure") and s.extra.get("fix") and s.status != "dismissed"
+            and not is_same_action(s.extra["fix"], s.extra.get("input", ""))]  # (older miners recorded those)
 
 
 def _digest(data: bytes) -> str:
@@ -149,7 +165,8 @@ def _index(root: Path) -> list[dict]:
         fresh[key] = {"stamp": stamp, "size": len(data), "digest": _digest(data), "entries": _entries_for(root, path)}
     if changed or set(fresh) != set(files):
         try:
-            atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}))
+            atomic_write_text(cache_path, json.dumps({"version": INDEX_VERSION, "files": fresh}),
+                              mode=paths.PRIVATE_FILE_MODE)
         except OSError:
             pass
     return [e for item in fresh.values() for e in item.get("entries", [])]
@@ -164,10 +181,13 @@ def lookup_fix(root: Path, *, tool_name: str, tool_input: dict, error: str) -> s
     q_in = content_tokens(_input_summary(tool_name, tool_input)) - GENERIC
     if len(q_err) < 2:
         return None  # "Exit code 1" alone says too little to match anything
+    failing = _input_summary(tool_name, tool_input)
     best, best_score = None, 0.0
     for entry in _index(root):
         if entry["tool"] and entry["tool"] != tool_name:
             continue
+        if not entry.get("rule") and is_same_action(entry.get("fix", ""), failing):
+            continue  # "what fixed it" would be the very call that just failed
         e_err = content_tokens(entry["text"]) - GENERIC
         shared = len(q_err & e_err)
         if shared < 2:

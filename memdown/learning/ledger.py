@@ -33,7 +33,8 @@ def _edit(change) -> None:
     with file_lock(path.with_name(f".{path.name}.lock")):
         data = load()
         change(data["fingerprints"])
-        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False),
+                          mode=paths.PRIVATE_FILE_MODE)
 
 
 def repo_id(root: Path) -> str:
@@ -43,6 +44,10 @@ def repo_id(root: Path) -> str:
 
 
 def record(root: Path, fp: str, text: str, learning_id: str, *, status: str = "promoted", day: str = "") -> None:
+    from ..redact import redact
+
+    text = redact(text)  # the ledger lives under MEMDOWN_HOME: never a raw secret there
+
     def change(fps: dict) -> None:
         item = fps.setdefault(fp, {"text": text, "repos": {}})
         item["text"] = text

@@ -54,7 +54,7 @@ def record(root: Path, signals: Iterable, outcome: str, *, delta: int = 1) -> No
         for key in keys:
             row = data.setdefault(key, {o: 0 for o in OUTCOMES})
             row[outcome] = max(0, int(row.get(outcome, 0)) + delta)
-        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True))
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True), mode=paths.PRIVATE_FILE_MODE)
 
 
 def samples(row: dict[str, int]) -> int:

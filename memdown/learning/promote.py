@@ -1,12 +1,19 @@
 """Writing learned rules into CLAUDE.md files: backed up first, then replaced atomically.
 
 Targets: ``project`` (``<project>/CLAUDE.md``), ``project-local``
-(``<project>/.claude/CLAUDE.md``) and ``global`` (``~/.claude/CLAUDE.md``).
-Rules go in one section, one list item each, tagged with the learning id::
+(``<project>/.claude/CLAUDE.md``), ``global`` (``~/.claude/CLAUDE.md``) and ``rules``
+(``<project>/.claude/rules/<topic>.md``, with ``paths:`` when the rule names files; see ``rules_target``).
+Rules go in one section, one list item each, tagged with the learning id and
+the promotion's random token (so undo removes exactly the block it wrote, even
+when two clones' learnings share an id after a merge)::
 
     ## Learned rules (memdown)
 
-    - Use pnpm, not npm. <!-- memdown:LRN-20261122-0001 -->
+    - Use pnpm, not npm. <!-- memdown:LRN-20261122-0001 #9f2c41d7 -->
+
+Nothing is written without an approval recorded on this machine for exactly
+this target, token and text (``approvals``): ``learnings.md`` is committed
+and may come from anyone.
 
 Before any change the current file is copied to
 ``.memdown/backups/<UTC stamp>-<target>-CLAUDE.md``; the new content replaces
@@ -16,14 +23,24 @@ crash at any moment leaves the old file or the new one, never a mix.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
-from ..errors import UsageError
+from ..errors import NotApprovedError, UsageError
 from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
 from ..signals.text import one_line
+from . import approvals, learnings
 
-CLAUDE_TARGETS = ("project", "project-local", "global")
+# Target name -> the file it writes (given the memory root). Add a target here.
+# ``rules`` is a folder: ``rules_target.rule_file`` picks the topic file inside it.
+TARGETS: dict[str, Callable[[Path], Path]] = {
+    "project": lambda root: project_dir(root) / "CLAUDE.md",
+    "project-local": lambda root: project_dir(root) / ".claude" / "CLAUDE.md",
+    "global": lambda root: paths.claude_home() / "CLAUDE.md",
+    "rules": lambda root: project_dir(root) / ".claude" / "rules",
+}
+CLAUDE_TARGETS = tuple(TARGETS)
 OTHER_TARGETS = ("learnings", "improvements", "reflexion")
 ALL_TARGETS = CLAUDE_TARGETS + OTHER_TARGETS
 SECTION = "Learned rules (memdown)"
@@ -39,9 +56,15 @@ def project_dir(root: Path) -> Path:
 
 
 def target_paths(root: Path) -> dict[str, Path]:
-    project = project_dir(root)
-    return {"project": project / "CLAUDE.md", "project-local": project / ".claude" / "CLAUDE.md",
-            "global": paths.claude_home() / "CLAUDE.md"}
+    return {name: where(root) for name, where in TARGETS.items()}
+
+
+def target_files(root: Path) -> list[tuple[str, Path]]:
+    """(target, file) for every file a target writes: the CLAUDE.md files and each ``.claude/rules/*.md``."""
+    from .rules_target import files
+
+    return [(t, p) for t, p in target_paths(root).items() if t != "rules"] + \
+        [("rules", p) for p in files(project_dir(root))]
 
 
 def target_path(root: Path, target: str) -> Path:
@@ -61,8 +84,9 @@ def describe(root: Path, target: str) -> str:
     return f"{target} {target}.md"
 
 
-def marker(learning_id: str) -> str:
-    return f"<!-- memdown:{learning_id} -->"
+def marker(learning_id: str, token: str = "") -> str:
+    """The rule's tag; without a token, the tag of rules written before tokens existed."""
+    return f"<!-- memdown:{learning_id} #{token} -->" if token else f"<!-- memdown:{learning_id} -->"
 
 
 _md = None
@@ -77,10 +101,10 @@ def _parse(text: str):
     return _md.parse(text)
 
 
-def rule_spans(text: str, learning_id: str) -> list[tuple[int, int]]:
-    """Line ranges of the list items carrying ``learning_id``'s marker (anywhere in the file)."""
+def rule_spans(text: str, learning_id: str, token: str = "") -> list[tuple[int, int]]:
+    """Line ranges of the list items carrying exactly this marker (anywhere in the file)."""
     lines = text.splitlines()
-    tag = marker(learning_id)
+    tag = marker(learning_id, token)
     spans = []
     tokens = _parse(text)
     for k, tok in enumerate(tokens):
@@ -95,10 +119,10 @@ def rule_spans(text: str, learning_id: str) -> list[tuple[int, int]]:
     return spans
 
 
-def insert_rule(text: str, learning_id: str, rule: str) -> str:
+def insert_rule(text: str, learning_id: str, rule: str, token: str = "") -> str:
     from ..redact import redact
 
-    item = f"- {one_line(redact(rule))} {marker(learning_id)}\n"
+    item = f"- {one_line(redact(rule))} {marker(learning_id, token)}\n"
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -126,9 +150,9 @@ def insert_rule(text: str, learning_id: str, rule: str) -> str:
     return f"{prefix}## {SECTION}\n\n{SECTION_NOTE}\n\n{item}"
 
 
-def remove_rule_text(text: str, learning_id: str) -> str:
+def remove_rule_text(text: str, learning_id: str, token: str = "") -> str:
     lines = text.splitlines(keepends=True)
-    for start, end in sorted(rule_spans(text, learning_id), reverse=True):
+    for start, end in sorted(rule_spans(text, learning_id, token), reverse=True):
         del lines[start:end]
     return "".join(lines)
 
@@ -141,12 +165,12 @@ def backup(root: Path, path: Path, target: str) -> Path | None:
         return None
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     dest = Path(root) / "backups" / f"{stamp}-{target}-{Path(path).name}"
-    atomic_write_bytes(dest, data)
+    atomic_write_bytes(dest, data, mode=paths.PRIVATE_FILE_MODE)  # a copy of ~/.claude/CLAUDE.md stays private
     return dest
 
 
-def _edit_target(root: Path, target: str, change) -> dict:
-    path = target_path(root, target)
+def _edit_target(root: Path, target: str, change, path: Path | None = None) -> dict:
+    path = path or target_path(root, target)
     with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
         try:
             old = path.read_text(encoding="utf-8")
@@ -160,24 +184,81 @@ def _edit_target(root: Path, target: str, change) -> dict:
     return {"target": target, "path": str(path), "backup": str(saved) if saved else None, "changed": True}
 
 
-def add_rule(root: Path, target: str, learning_id: str, rule: str) -> dict:
-    """Add the rule to ``target`` (idempotent: a rule already there is left alone)."""
-    def change(text: str) -> str:
-        if rule_spans(text, learning_id):
-            return text
-        return insert_rule(text, learning_id, rule)
+def add_rule(root: Path, target: str, learning_id: str, rule: str, *, token: str) -> dict:
+    """Add the rule to ``target`` (idempotent: the same marker already there is left alone).
 
+    Raises NotApprovedError unless this machine approved exactly this target, token and text.
+    """
+    if not approvals.approved(target_path(root, target), token, rule):
+        raise NotApprovedError(f"{learning_id} → {target} was not approved on this machine; nothing written",
+                               hint=f"approve it with `memdown reflect promote {learning_id} --to {target}`")
+
+    def change(text: str) -> str:
+        if rule_spans(text, learning_id, token):
+            return text
+        return insert_rule(text, learning_id, rule, token)
+
+    if target == "rules":
+        from . import learnings
+        from .rules_target import rule_file, scoped
+
+        try:
+            category = learnings.get(root, learning_id).category
+        except Exception:  # noqa: BLE001 - a rule without its learning still has a home
+            category = ""
+        path, globs = rule_file(project_dir(root), rule, category)
+        return _edit_target(root, target, scoped(change, globs), path=path)
     return _edit_target(root, target, change)
 
 
-def remove_rule(root: Path, target: str, learning_id: str) -> dict:
-    return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id))
+def approve(root: Path, target: str, learning_id: str, rule: str, token: str) -> None:
+    """Record the approval ``add_rule`` asks for (the person ran ``memdown reflect promote`` here)."""
+    approvals.approve(target_path(root, target), token, rule, learning_id=learning_id, target=target)
+
+
+def approved(root: Path, target: str, rule: str, token: str) -> bool:
+    return target in TARGETS and approvals.approved(target_path(root, target), token, rule)
+
+
+def token_of(item: learnings.Learning) -> str:
+    return str(item.extra.get("token") or "")
+
+
+def approve_learning(root: Path, item: learnings.Learning, target: str) -> learnings.Learning:
+    """The person at this machine approves sending ``item`` to ``target`` (a token is added if missing)."""
+    if not token_of(item):
+        item.extra["token"] = approvals.new_token()
+        learnings.update(root, item.id, token=item.extra["token"])
+    approve(root, target, item.id, item.text, token_of(item))
+    return item
+
+
+def local_learning(root: Path, learning_id: str) -> learnings.Learning:
+    """The learning with this id; when a merge brought two, the one approved on this machine."""
+    same = [i for i in learnings.load(root) if i.id == learning_id]
+    for item in same:
+        if any(approved(root, t, item.text, token_of(item)) for t in CLAUDE_TARGETS):
+            return item
+    return same[0] if same else learnings.get(root, learning_id)
+
+
+def remove_rule(root: Path, target: str, learning_id: str, token: str = "") -> dict:
+    """Remove exactly the rule blocks with this id and token (no token: the untokened legacy marker)."""
+    if target == "rules":
+        from .rules_target import files_with, scoped
+
+        results = [_edit_target(root, target, scoped(lambda text: remove_rule_text(text, learning_id, token), []),
+                                path=p)
+                   for p in files_with(project_dir(root), marker(learning_id, token))]
+        return next((r for r in results if r["changed"]), {"target": target, "path": "", "backup": None,
+                                                            "changed": False})
+    return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id, token))
 
 
 def rules_in(root: Path) -> list[tuple[str, str]]:
     """(target, line text) for every non-empty prose/list line of the CLAUDE.md targets."""
     out = []
-    for target, path in target_paths(root).items():
+    for target, path in target_files(root):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:

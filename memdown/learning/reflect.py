@@ -1,6 +1,7 @@
 """The review service behind ``memdown reflect`` and the ``/reflect`` skill.
 
-Flow: recover half-finished promotions → expire stale signals (TTL) → gather
+Flow: recover half-finished promotions (only those approved on this machine:
+``learnings.md`` is committed and untrusted, see ``approvals``) → expire stale signals (TTL) → gather
 pending signals → drop duplicates of CLAUDE.md, learnings, improvements and
 earlier decisions (persisted with an ``auto:`` reason) → group near-duplicates
 → classify → flag contradictions → present oldest first. Every decision
@@ -17,12 +18,14 @@ from .. import paths
 from ..config import load_config
 from ..errors import NotFoundError, UsageError
 from ..fsutil import file_lock
+from ..redact import redact
 from ..signals import store
 from ..signals.store import ACTIVE, Signal, utcnow
 from ..signals.text import one_line
 from . import candidates as C
 from . import improvements, learnings, ledger, meta, reflexion
 from . import promote as P
+from .approvals import new_token
 from .counts import pending_counts, recent_learnings, stats
 
 __all__ = ["Review", "analyze", "dismiss", "pending_counts", "promote", "recent_learnings", "show", "stats", "undo"]
@@ -36,10 +39,12 @@ class Review:
     auto: list[dict] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
+    unapproved: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"candidates": [c.to_dict() for c in self.candidates], "auto": self.auto,
-                "expired": self.expired, "recovered": self.recovered, "total": len(self.candidates),
+                "expired": self.expired, "recovered": self.recovered, "unapproved": self.unapproved,
+                "total": len(self.candidates),
                 "summary_offered": len(self.candidates) > 10}
 
 
@@ -91,7 +96,7 @@ def _analyze(root: Path, *, persist: bool, config=None, now=None) -> Review:
     threshold = float(config["reflect.fold_threshold"])
     review = Review()
     if persist:
-        review.recovered = _recover(root, now)
+        review.recovered, review.unapproved = _recover(root, now)
         from .reflector import expire
 
         review.expired = expire(root, int(config["reflect.ttl_days"]), now=now)
@@ -198,15 +203,35 @@ def _global_candidates(root: Path, promoted: list) -> list[C.Candidate]:
     return out
 
 
-def _recover(root: Path, now) -> list[str]:
-    """Finish promotions interrupted after the learning was recorded (crash, kill)."""
-    done = []
+def _recover(root: Path, now) -> tuple[list[str], list[dict]]:
+    """Finish promotions interrupted after the learning was recorded (crash, kill).
+
+    Only those approved on this machine: a pending entry that arrived with a
+    ``git pull`` is left alone and reported (``unapproved``).
+    """
+    done, refused = [], []
     for item in learnings.load(root):
         target = item.extra.get("target")
-        if item.status == "pending" and target:
-            _finish_rule(root, item, target, _day(now))
-            done.append(item.id)
-    return done
+        if item.status != "pending" or not target:
+            continue
+        if target in P.CLAUDE_TARGETS and not P.approved(root, target, item.text, P.token_of(item)):
+            refused.append({"id": item.id, "target": target, "text": one_line(item.text, 120)})
+            continue
+        _finish_rule(root, item, target, _day(now))
+        done.append(item.id)
+    return done, refused
+
+
+def _already_promoted(root: Path, cand: C.Candidate) -> dict | None:
+    """Where ``cand``'s signals already went (promote is idempotent), or None."""
+    sigs = [_maybe(root, s) for s in cand.signal_ids]
+    if not sigs or any(s is None or s.status != "promoted" for s in sigs):
+        return None
+    for key in ("learning", "improvement", "reflexion"):
+        ref = sigs[0].extra.get(key)  # type: ignore[union-attr]
+        if ref:
+            return {key: ref}
+    return None
 
 
 # --- decisions -----------------------------------------------------------------
@@ -232,19 +257,16 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
         raise UsageError(f"unknown target {target!r}", hint="one of " + ", ".join(P.ALL_TARGETS))
     with _lock(root):
         if item_id.startswith("LRN-"):
-            item = learnings.get(root, item_id)
-            if item.status == "reverted":
-                raise UsageError(f"{item_id} was reverted and is not proposed again",
-                                 hint="set its status to promoted by hand to re-enable it")
-            target = target or "global"
-            if target not in P.CLAUDE_TARGETS:
-                raise UsageError("a learning can be promoted to project, project-local or global")
-            result = _finish_rule(root, item, target, _day(now))
-            if target == "global":
-                ledger.mark_global(item.fingerprint, "promoted")
-            return {"id": item_id, "action": "promote", "learning": item_id, **result}
+            return _promote_learning(root, P.local_learning(root, item_id), target or "global", now)
         review = _analyze(root, persist=True, now=now)
         cand = _find(review, item_id) or _single(root, item_id)
+        done = _already_promoted(root, cand) if cand.action == "promote" else None
+        if done is not None:
+            ref = done.get("learning")
+            if ref and target in P.CLAUDE_TARGETS and target not in P.local_learning(root, ref).targets:
+                return {**_promote_learning(root, P.local_learning(root, ref), target, now), "id": cand.id}
+            return {"id": cand.id, "action": "promote", "target": target or cand.target, "already": True,
+                    "changed": False, "signals": cand.signal_ids, **done}
         if cand.action == "revert":
             if not cand.learning_id:
                 raise UsageError(f"{item_id} matches no promoted learning", hint="use `memdown reflect undo LRN-…`")
@@ -260,7 +282,7 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
                 if conflict["id"].startswith("LRN-"):
                     _revert_learning(root, learnings.get(root, conflict["id"]), f"contradicted by {cand.id}", now)
         target = target or cand.target
-        text = one_line(text) if text else cand.text
+        text = one_line(redact(text or cand.text))  # as learnings.md will store it: the approval hashes this text
         sigs = [store.get(root, s) for s in cand.signal_ids]
         day = _day(now)
         if target == "improvements":
@@ -277,22 +299,38 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
             result = {"reflexion": rfx.id, "path": str(Path(root) / "reflexion.md")}
             store.update(root, {s.id: {"status": "promoted", "reflexion": rfx.id} for s in sigs})
         else:
+            token = new_token()
+            if target in P.CLAUDE_TARGETS:  # approved before anything is written: recovery may finish it
+                P.approve(root, target, "", one_line(text), token)
             item = learnings.add(root, learnings.Learning(
                 id="", text=text, category=category or cand.category, status="pending",
                 scope="global" if target == "global" else cand.scope, occurrences=cand.sessions,
                 first_seen=cand.first_seen or day, last_seen=cand.last_seen or day, sources=cand.signal_ids,
-                extra={"target": target}), day=day)
+                extra={"target": target, "token": token}), day=day)
             result = _finish_rule(root, item, target, day)
             ledger.record(root, item.fingerprint, text, item.id, day=day)
         meta.record(root, sigs, "accepted")
         return {"id": cand.id, "action": "promote", "target": target, "signals": cand.signal_ids, **result}
 
 
+def _promote_learning(root: Path, item, target: str, now) -> dict:
+    """Send an existing learning to a CLAUDE.md target: this command is the approval."""
+    if item.status == "reverted":
+        raise UsageError(f"{item.id} was reverted and is not proposed again",
+                         hint="set its status to promoted by hand to re-enable it")
+    if target not in P.CLAUDE_TARGETS:
+        raise UsageError("a learning can be promoted to " + ", ".join(P.CLAUDE_TARGETS))
+    result = _finish_rule(root, P.approve_learning(root, item, target), target, _day(now))
+    if target == "global":
+        ledger.mark_global(item.fingerprint, "promoted")
+    return {"id": item.id, "action": "promote", "learning": item.id, **result}
+
+
 def _finish_rule(root: Path, item, target: str, day: str) -> dict:
-    """Write the rule to its target (idempotent), then mark learning and signals promoted."""
+    """Write the rule to its target (idempotent; refused without a local approval), then mark it promoted."""
     result: dict = {"learning": item.id, "target": target}
     if target in P.CLAUDE_TARGETS:
-        result.update(P.add_rule(root, target, item.id, item.text))
+        result.update(P.add_rule(root, target, item.id, item.text, token=P.token_of(item)))
     where = f"{P.describe(root, target)} ({day})"
     promoted_to = item.promoted_to + ([where] if target not in item.targets else [])
     learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
@@ -305,7 +343,7 @@ def _revert_learning(root: Path, item, reason: str, now) -> dict:
     """Negative trace: remove the rule everywhere (with backups), keep the learning as reverted."""
     if item.status == "reverted":
         raise UsageError(f"{item.id} is already reverted")
-    removed = [r for r in (P.remove_rule(root, t, item.id) for t in P.CLAUDE_TARGETS) if r["changed"]]
+    removed = [r for r in (P.remove_rule(root, t, item.id, P.token_of(item)) for t in P.CLAUDE_TARGETS) if r["changed"]]
     learnings.update(root, item.id, status="reverted", reverted=_day(now), reason=reason)
     sigs = [s for s in (_maybe(root, sid) for sid in item.sources) if s is not None]
     meta.record(root, sigs, "reverted")
@@ -348,7 +386,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
     with _lock(root):
         if item_id.startswith("LRN-"):
             return {"id": item_id, "action": "revert",
-                    **_revert_learning(root, learnings.get(root, item_id), reason or "undone by hand", now)}
+                    **_revert_learning(root, P.local_learning(root, item_id), reason or "undone by hand", now)}
         if item_id.startswith("IMP-"):
             item = next((i for i in improvements.load(root) if i.id == item_id), None)
             if item is None:
@@ -361,7 +399,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
             return {"id": item_id, "action": "deprecated"}
         sig = store.get(root, item_id)
         if sig.status == "promoted" and sig.extra.get("learning"):
-            item = learnings.get(root, sig.extra["learning"])
+            item = P.local_learning(root, sig.extra["learning"])
             return {"id": item_id, "action": "revert", **_revert_learning(root, item, reason or f"undone via {item_id}", now)}
         if sig.status in ("dismissed", "archived"):
             if sig.extra.get("decision") == "user":

@@ -1,4 +1,4 @@
-"""The reflector: fold near-duplicate signals and expire stale ones.
+"""The reflector: take in Claude Code's auto-memory notes, fold near-duplicate signals, expire stale ones.
 
 Runs detached after SessionEnd (the hooks' worker calls ``sweep``) and as
 ``memdown reflect sweep``. Both passes are idempotent, hold the ``reflect``
@@ -66,10 +66,14 @@ def sweep(root: Path, *, config=None, now=None, do_fold: bool = True, do_expire:
     root = Path(root)
     config = config or load_config(root)
     now = now or utcnow()
-    report: dict = {"folded": [], "expired": [], "semantic": None}
+    report: dict = {"folded": [], "expired": [], "semantic": None, "automemory": []}
     if not root.is_dir():
         return report
     with file_lock(paths.lock_file(root, "reflect"), timeout=60):
+        if config["capture.enabled"]:  # Claude Code's feedback/project notes: corroborated signals for review
+            from ..signals.automemory import import_notes
+
+            report["automemory"] = [s.id for s in import_notes(root)]
         if do_fold:
             report["folded"] = fold(root, float(config["reflect.fold_threshold"]), now=now)
         if do_expire:

@@ -3,6 +3,13 @@
 State per session (``state/sessions/<id>.json``) remembers which turns were
 written, so the same turn is never summarized twice; the daily writer also
 refuses a turn whose anchor is already in the file.
+
+Which turns become entries is ``transcript.segments.plan_entries``: client-only
+turns (``!cmd``, local slash commands) are marked done without an entry; empty
+turns (only an API error, or interrupted before any work) wait and fold into
+the next turn; a turn that only recalled memory is written to
+``memory/recalls/`` as a pointer (kind ``recall``, hidden from default search),
+so recalled facts never come back under a new date as if they were new.
 """
 from __future__ import annotations
 
@@ -15,12 +22,13 @@ from .. import paths
 from ..config import Config, load_config
 from ..fsutil import atomic_write_text, file_lock
 from ..redact import should_skip
-from ..store.daily import Entry, append_entry
+from ..store.daily import RECALL, SUMMARY, Entry, append_entry
 from ..store.layout import init_layout
 from ..transcript.archive import archive_transcript, portable_path
 from ..transcript.parser import parse_transcript
 from ..transcript.render import local_time
-from .summarize import extractive_summary, summarize_turn
+from ..transcript.segments import plan_entries
+from .summarize import summarize_unit
 
 # Beyond this many unsummarized turns (a plugin installed mid-session, a
 # crashed worker), older turns get the extractive summary to bound model calls.
@@ -33,6 +41,8 @@ class CaptureReport:
     duplicates: int = 0
     methods: dict[str, int] = field(default_factory=dict)
     skipped_session: bool = False
+    client_only: int = 0      # `!cmd` and local slash-command turns: never memories
+    waiting: int = 0          # empty turns held for the turn that follows them
     archived: str | None = None
 
 
@@ -67,36 +77,43 @@ def record_session(
         session_id = session_id or transcript.session_id
         if any(should_skip(t.prompt) for t in transcript.turns):
             state["skipped"] = True
-            atomic_write_text(state_path, json.dumps(state))
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
             report.skipped_session = True
             return report
         done = set(state.get("done", []))
         turns = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
             turns = turns[:-1]  # may still be in progress (auto-compaction mid-turn)
+        plan = plan_entries(turns, transcript.turns)
+        report.client_only, report.waiting = len(plan.skipped), len(plan.pending)
+        done.update(t.uuid for t in plan.skipped)
         portable = portable_path(Path(transcript_path))
-        for n, turn in enumerate(turns):
-            is_last = n == len(turns) - 1
+        for n, unit in enumerate(plan.units):
+            turn = unit.turn
+            is_last = turn is transcript.turns[-1]
             message = last_message if is_last and include_last_turn else None
-            if len(turns) - n > MAX_MODEL_SUMMARIES:
-                bullets, method = extractive_summary(turn, message), "extractive"
-            else:
-                bullets, method = summarize_turn(
-                    turn,
-                    use_claude=config["summarizer.use_claude"],
-                    model=config["summarizer.model"],
-                    timeout=config["summarizer.timeout_seconds"],
-                    last_message=message,
-                )
-            entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets)
+            bullets, method = summarize_unit(
+                unit,
+                use_claude=config["summarizer.use_claude"] and len(plan.units) - n <= MAX_MODEL_SUMMARIES,
+                model=config["summarizer.model"],
+                timeout=config["summarizer.timeout_seconds"],
+                cwd=transcript.cwd,
+                last_message=message,
+            )
+            kind = RECALL if method == "recall" else SUMMARY
+            entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
             if append_entry(root, entry) is None:
                 report.duplicates += 1
             else:
                 report.written += 1
                 report.methods[method] = report.methods.get(method, 0) + 1
-            done.add(turn.uuid)
+            done.update(t.uuid for t in unit.turns)
             state["done"] = sorted(done)
-            atomic_write_text(state_path, json.dumps(state))  # persist per turn: a crash loses nothing
+            # persist per turn: a crash loses nothing
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
+        if plan.skipped:
+            state["done"] = sorted(done)
+            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
     if config["archive.enabled"]:
         archived = archive_transcript(Path(transcript_path), session_id)
         report.archived = str(archived) if archived else None

@@ -10,7 +10,7 @@ from ..errors import AmbiguousIdError, NotFoundError, UsageError
 from ..index.table import ChunkTable
 from ..store.anchors import parse_anchor
 from ..store.chunker import ChunkOptions, chunk_markdown
-from ..store.reader import UnreadableFile, read_memory_file
+from ..store.reader import UnreadableFile, path_of, read_memory_file
 
 _HEX = re.compile(r"^[0-9a-f]+$")
 
@@ -51,7 +51,7 @@ def find_row(table: ChunkTable, id_prefix: str) -> dict[str, Any]:
 
 def expand_row(root: Path, row: dict[str, Any], options: ChunkOptions, *, context_lines: int = 0) -> Expansion:
     """The section around ``row`` as the file reads now (plus ``context_lines`` each side)."""
-    path = Path(root) / row["source"]
+    path = path_of(root, row["source"])
     stale = False
     try:
         mfile = read_memory_file(root, path, max_bytes=1 << 62)

@@ -24,6 +24,7 @@ from ..index.embedder import Embedder
 from ..index.table import ChunkTable, FileRecord
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
+from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
@@ -121,7 +122,7 @@ class Indexer:
         with file_lock(paths.lock_file(self.root, "index"), timeout=120):
             fresh = self.open_table(report, rebuild=rebuild)
             explicit = targets is not None and not fresh
-            files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root))
+            files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
             pending = self._collect(files, report, explicit=explicit, fresh=fresh)
             if not explicit:
                 self._remove_deleted({source_of(self.root, f) for f in files}, report)
@@ -297,7 +298,7 @@ def changed_sources(root: Path) -> bool:
     except (OSError, ValueError):
         return True
     seen = 0
-    for path in iter_markdown_files(root):
+    for path in [*iter_markdown_files(root), *note_files(root)]:
         seen += 1
         rec = files.get(source_of(root, path))
         if rec is None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
-from ..store.kinds import KINDS
+from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 
 MODES = ("hybrid", "vector", "text")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -87,6 +87,8 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
     clauses: list[str] = []
     if options.kind:
         clauses.append(f"kind = {sql_literal(options.kind)}")
+    elif HIDDEN_BY_DEFAULT:  # recall pointers only when asked for (store.kinds)
+        clauses.append("kind NOT IN (" + ", ".join(sql_literal(k) for k in sorted(HIDDEN_BY_DEFAULT)) + ")")
     if options.since:
         clauses.append(f"date >= {sql_literal(options.since)}")
     if options.until:

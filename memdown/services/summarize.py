@@ -1,85 +1,307 @@
-"""Turning a transcript turn into 2–8 memory bullets.
+"""Turning a transcript turn into memory bullets a developer reads a month later.
+
+An entry records the ask, the outcome or decision (taken from the END of the
+turn, never its preamble), what was found on the way, the files changed, the
+commands that mattered, and errors with what followed them.
 
 ``claude -p`` with a small model writes the summary when the ``claude`` CLI
-exists; otherwise, or when it fails, a deterministic extractive summary is
-written instead, so a turn is never silently lost. Everything is redacted
-before it reaches a file.
+exists and asks for that same shape; otherwise, or when it fails, the
+deterministic extractive summary below is written, so a turn is never silently
+lost. A turn that only recalled memory gets a pointer entry (``recall_bullets``)
+and is never summarized: its facts already live in the entries it cites.
+Everything is redacted before it reaches a file.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 
 from .. import paths
 from ..redact import redact
-from ..transcript.parser import Turn
-
-MAX_PROMPT_CHARS = 14_000
-MIN_BULLETS, MAX_BULLETS = 2, 8
-SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in the child so its own hooks stay silent
-
-SUMMARY_INSTRUCTIONS = """You write a developer's project memory log. Summarize the coding-assistant turn below
-as 2 to 8 markdown bullets, one line each, each starting with "- ". Cover: what the user asked,
-what was done, decisions and their reasons, files touched, problems and their fixes. Keep exact
-identifiers, file paths, commands and error names. No preamble, no headings, only the bullets.
-
-"""
-
-
-def _first_line(text: str, limit: int) -> str:
-    for line in text.strip().splitlines():
-        line = line.strip()
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
+from ..transcript.content import one_line
+from ..transcript.model import ToolCall, Turn
+from ..transcript.segments import Unit, ended_badly
 
 
 def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return one_line(redact(text), limit)  # redact before cutting: half a token no longer matches
+
+MAX_PROMPT_CHARS = 14_000
+MIN_BULLETS, MAX_BULLETS = 1, 8
+SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in the child so its own hooks stay silent
+
+SUMMARY_INSTRUCTIONS = """You write a developer's project memory log, read weeks later by someone who was not there.
+Summarize the coding-assistant turn below as 1 to 6 markdown bullets, one line each, each starting
+with "- ". Use these labels, and leave out any that do not apply:
+- Asked: what the user wanted, in their terms.
+- Decided: / Outcome: the conclusion, taken from the END of the turn (the final assistant message),
+  not from its opening lines; with the reason when one is given.
+- Found: the cause or key fact discovered on the way.
+- Files: the files changed.
+- Commands: the commands that mattered (tests, builds, installs, migrations, git push).
+- Error: the error, then "→ fixed by" what fixed it, only if something did.
+Keep exact identifiers, file paths, commands and error names. A trivial turn needs one bullet.
+No preamble, no headings, only the bullets.
+
+"""
+
+# Sentences that announce work instead of reporting it.
+_PREAMBLE = re.compile(
+    r"^(?:(?:now|ok(?:ay)?|alright|first|next|then)[,:]?\s+)?(?:let me|let's|i'll|i will|i'm going to|"
+    r"i need to|now i'll|now let me)\b",
+    re.I,
+)
+_FILLER = re.compile(r"^(?:perfect|great|good|excellent|done|got it|ah|aha|yes|right|ok(?:ay)?|sure|"
+                     r"you're (?:absolutely )?right|good (?:point|question|catch)|great question)\b[^.!?:]{0,24}[.!:]+\s*", re.I)
+_FINDING = re.compile(r"\b(?:the (?:error|issue|problem|cause|bug) (?:is|was|shows|comes)|root cause|"
+                      r"found the (?:issue|problem|bug|cause)|because|the fix (?:is|was))\b", re.I)
+# Emphasis, code ticks, heading marks, quotes, table bars, emoji; never "_" (identifiers keep theirs).
+_MARKUP = re.compile(r"\*+|`+|(?:^|(?<=\s))#{1,6}(?=\s)|(?:^|(?<=\s))>+|\|"
+                     r"|[\u2705\u2713\u2714\u274c\u2717\u2600-\u27bf\U0001f300-\U0001faff]")
+_CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+_TRIVIAL_COMMANDS = frozenset({
+    "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "sleep", "which", "cd",
+    "sed", "awk", "tree", "file", "stat", "true", "date",
+})
+_TRIVIAL_GIT = frozenset({"status", "diff", "log", "show", "branch", "remote"})
+_EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+_CD_PREFIX = re.compile(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+")
 
 
-def extractive_summary(turn: Turn, last_message: str | None = None) -> list[str]:
-    """A deterministic summary from the turn itself: prompt, files, commands, errors, outcome."""
-    bullets: list[str] = []
-    asked = _clip(turn.prompt, 240)
-    bullets.append(f"Asked: {asked}" if asked else "Asked: (no prompt text)")
-    files = turn.files_touched()
-    if files:
-        shown = ", ".join(f"`{f}`" for f in files[:8])
-        more = f" (+{len(files) - 8} more)" if len(files) > 8 else ""
-        bullets.append(f"Files: {shown}{more}")
-    commands = turn.commands()
+def _plain(text: str) -> str:
+    """Markdown emphasis, headings and emoji ticks removed; one line."""
+    return " ".join(_MARKUP.sub(" ", redact(text)).split())  # redact first: stripping "*" splits a secret
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of prose: code blocks are left out (they are shown by the files and commands)."""
+    lines = [ln.strip(" -•\t") for ln in _CODE_FENCE.sub("\n", redact(text)).splitlines()]  # redact whole: <private> spans lines
+    parts: list[str] = []
+    for line in lines:
+        parts.extend(s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])", line) if s.strip())
+    return parts
+
+
+def _drop_preamble(text: str) -> str:
+    """The text from its first sentence that reports something (not "Let me …", "Perfect!")."""
+    parts = _sentences(text)
+    while parts:
+        head = _FILLER.sub("", _plain(parts[0])).strip()
+        if not head or _PREAMBLE.match(head) or (head.endswith(":") and len(head) < 90 and len(parts) > 1):
+            parts.pop(0)
+            continue
+        parts[0] = head
+        break
+    return " ".join(parts)
+
+
+def conclusion(turn: Turn, last_message: str | None = None) -> str:
+    """What the turn ended with: the last assistant message that reports something."""
+    texts = [t for t in turn.assistant_texts if t.strip()]
+    if last_message and last_message.strip() and not last_message.lstrip().startswith("API Error"):
+        texts.append(last_message)
+    for text in reversed(texts):
+        body = _drop_preamble(text)
+        if body:
+            return _plain(body)
+    return ""
+
+
+def _finding(turn: Turn, outcome: str) -> str:
+    """A cause or key fact stated on the way, when the conclusion does not already say it."""
+    for text in turn.assistant_texts[:-1]:
+        for sentence in _sentences(text):
+            plain = _plain(sentence)
+            if len(plain) >= 40 and plain[:1].isupper() and _FINDING.search(plain) and plain[:60] not in outcome:
+                return plain
+    return ""
+
+
+def _short_path(path: str, cwd: str) -> str:
+    if cwd and path.startswith(cwd.rstrip("/\\") + ("/" if "/" in path else "\\")):
+        return path[len(cwd.rstrip("/\\")) + 1:]
+    parts = re.split(r"[/\\]", path)
+    return "/".join(parts[-3:]) if len(parts) > 3 else path
+
+
+def _files(calls: list[ToolCall], names: frozenset[str], cwd: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for call in calls:
+        path = call.input.get("file_path") or call.input.get("notebook_path")
+        if call.name in names and isinstance(path, str) and path.strip():
+            seen.setdefault(_short_path(path, cwd), None)
+    return list(seen)
+
+
+def _command_key(command: str) -> tuple[str, ...] | None:
+    """(program, subcommand) of a command worth recording; None for a look-around."""
+    line = command.strip().splitlines()[0] if command.strip() else ""
+    line = _CD_PREFIX.sub("", line)
+    words = line.split()
+    if not words or words[0] in _TRIVIAL_COMMANDS:
+        return None
+    if words[0] == "git" and (len(words) < 2 or words[1] in _TRIVIAL_GIT):
+        return None
+    return tuple(words[:2])
+
+
+def _commands(calls: list[ToolCall]) -> list[str]:
+    """Commands that changed or checked something, the last of each kind, in order."""
+    last: dict[tuple[str, ...], tuple[int, ToolCall]] = {}
+    for n, call in enumerate(calls):
+        command = call.input.get("command") if call.name == "Bash" else None
+        if isinstance(command, str):
+            key = _command_key(command)
+            if key:
+                last[key] = (n, call)
+    return [f"`{_command_text(str(call.input['command']))}`" + (" (failed)" if call.is_error else "")
+            for _n, call in sorted(last.values(), key=lambda item: item[0])]
+
+
+def _error_line(call: ToolCall) -> str:
+    """The telling part of a failure: from the first line naming an error, else its first lines."""
+    text = (call.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    lines = [ln.strip() for ln in text.splitlines()]
+    useful = [ln for ln in lines if ln and not re.match(r"^(?:Exit code \d+|Traceback.*|Error:?)$", ln)]
+    named = next((n for n, ln in enumerate(useful) if re.search(r"error|failed|exception|not found", ln, re.I)), 0)
+    return _clip(" ".join(useful[named: named + 3]), 160)
+
+
+def _errors(calls: list[ToolCall], cwd: str = "") -> list[str]:
+    """Each failure once, with the change that followed it when the same call then passed."""
+    out: list[str] = []
+    for n, call in enumerate(calls):
+        # Only commands: a failed Edit ("String to replace not found") is tool mechanics, not project news.
+        if not call.is_error or call.name != "Bash":
+            continue
+        text = f"`{_clip(_command_text(str(call.input.get('command') or '')), 60)}`: {_error_line(call)}"
+        later = calls[n + 1:]
+        fixed_by = [c for c in later if c.name in _EDITS or (c.name == "Bash" and c.input != call.input)]
+        again = next((c for c in later if c.name == call.name and c.input == call.input and not c.is_error), None)
+        if again is not None and fixed_by:
+            first = fixed_by[0]
+            text += f" → fixed by {first.name} {_clip(_call_detail(first, cwd), 70)}"
+        out.append(text)
+        if len(out) == 2:
+            break
+    return out
+
+
+def _call_detail(call: ToolCall, cwd: str = "") -> str:
+    path = call.input.get("file_path")
+    if isinstance(path, str) and path:
+        return f"`{_short_path(path, cwd)}`"
+    return f"`{_command_text(str(call.input.get('command') or call.summary()))}`"
+
+
+def _command_text(command: str) -> str:
+    """A command on one line; a heredoc commit message is shown by its title line."""
+    command = _CD_PREFIX.sub("", command.strip())
+    lines = command.splitlines() or [""]
+    if len(lines) > 1 and re.search(r"<<-?\s*['\"]?EOF", lines[0]):
+        title = next((ln.strip() for ln in lines[1:] if ln.strip()), "")
+        program = re.split(r"\s+-m\s", lines[0])[0]
+        return _clip(f'{program} -m "{title}"', 90)
+    return _clip(lines[0], 90)
+
+
+def _ask(unit: Unit) -> str:
+    turn = unit.turn
+    if unit.retry_of is not None:
+        why = "after an API error" if unit.retry_of.api_errors else (
+            "after an interruption" if unit.retry_of.interrupted else "")
+        label = f"retried {why}".strip() if ended_badly(unit.retry_of) else "continuing"
+        return f"Asked: {_clip(unit.retry_of.prompt, 200)} ({label}: \"{_clip(turn.prompt, 30)}\")"
+    return f"Asked: {_clip(turn.prompt, 240)}" if turn.prompt.strip() else "Asked: (no prompt text)"
+
+
+def _earlier_asks(unit: Unit) -> list[str]:
+    """Prompts of folded empty turns, unless the entry already shows the same words."""
+    asks = {unit.turn.prompt.strip()} | ({unit.retry_of.prompt.strip()} if unit.retry_of else set())
+    out = []
+    for earlier in unit.earlier:
+        if earlier.prompt.strip() and earlier.prompt.strip() not in asks:
+            why = f"no reply: {_clip(earlier.api_errors[0], 60)}" if earlier.api_errors else "interrupted, no reply"
+            out.append(f"Earlier ask ({why}): {_clip(earlier.prompt, 200)}")
+            asks.add(earlier.prompt.strip())
+    return out
+
+
+def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = None) -> list[str]:
+    """A deterministic entry: ask, outcome, finding, files, commands, errors."""
+    turn = unit.turn
+    bullets = [_ask(unit), *_earlier_asks(unit)]
+    outcome = conclusion(turn, last_message)
+    if outcome:
+        bullets.append(f"Outcome: {_clip(outcome, 360)}" + (" (interrupted)" if turn.interrupted else ""))
+    elif turn.api_errors:
+        bullets.append(f"Outcome: stopped by {_clip(turn.api_errors[-1], 120)}")
+    finding = _finding(turn, outcome)
+    if finding:
+        bullets.append(f"Found: {_clip(finding, 220)}")
+    changed = _files(turn.tool_calls, _EDITS, cwd)
+    if changed:
+        more = f" (+{len(changed) - 6} more)" if len(changed) > 6 else ""
+        bullets.append("Files changed: " + ", ".join(f"`{f}`" for f in changed[:6]) + more)
+    else:
+        read = _files(turn.tool_calls, frozenset({"Read"}), cwd)
+        if read:
+            bullets.append("Read: " + ", ".join(f"`{f}`" for f in read[:4]))
+    commands = _commands(turn.tool_calls)
     if commands:
-        shown = "; ".join(f"`{_clip(c, 100)}`" for c in commands[:4])
-        bullets.append(f"Commands: {shown}")
-    errors = turn.errors()
-    if errors:
-        bullets.append("Problems: " + "; ".join(_clip(e, 160) for e in errors[:2]))
-    outcome = last_message or turn.assistant_text()
-    if outcome.strip():
-        bullets.append(f"Outcome: {_clip(outcome, 300)}")
-    elif turn.tool_calls:
-        bullets.append(f"Did: {len(turn.tool_calls)} tool call(s), e.g. {_clip(turn.tool_calls[0].summary(), 120)}")
-    if len(bullets) < MIN_BULLETS:
-        bullets.append("Outcome: no assistant reply recorded")
+        bullets.append("Commands: " + "; ".join(commands[-5:]))
+    for error in _errors(turn.tool_calls, cwd):
+        bullets.append(f"Error: {error}")
+    if unit.recall and unit.recall.cited:
+        bullets.append("Recalled: " + ", ".join(f"`{c}`" for c in unit.recall.cited[:6]))
     return [redact(b) for b in bullets[:MAX_BULLETS]]
 
 
-def render_turn_for_model(turn: Turn, last_message: str | None = None) -> str:
-    parts = [f"USER: {turn.prompt}"]
-    for call in turn.tool_calls[:40]:
-        line = f"TOOL: {call.summary()}"
-        if call.is_error and call.result:
-            line += f"  [error: {_clip(call.result, 200)}]"
-        parts.append(line)
-    parts.append(f"ASSISTANT: {last_message or turn.assistant_text()}")
+def recall_bullets(unit: Unit) -> list[str]:
+    """A recall turn as a pointer: the question and what it cited, never the recalled facts."""
+    cited = unit.recall.cited if unit.recall else []
+    bullets = [f"Recall: {_clip(unit.turn.prompt, 240)}", *_earlier_asks(unit)]
+    bullets.append("Cited: " + ", ".join(f"`{c}`" for c in cited[:8]) if cited
+                   else "Cited: no memory file named in the answer")
+    return [redact(b) for b in bullets]
+
+
+def extractive_summary(turn: Turn, last_message: str | None = None, cwd: str = "") -> list[str]:
+    """The extractive entry of one turn on its own."""
+    return extractive_bullets(Unit(turn=turn), cwd, last_message)
+
+
+def render_unit_for_model(unit: Unit, last_message: str | None = None) -> str:
+    turn = unit.turn
+    parts = [f"USER: {unit.retry_of.prompt if unit.retry_of else turn.prompt}"]
+    if unit.retry_of is not None:
+        parts.append(f"USER (carrying on): {turn.prompt}")
+    for earlier in unit.earlier:
+        parts.append(f"EARLIER USER ASK (no reply): {earlier.prompt}")
+    steps = turn.steps or [*turn.tool_calls, *turn.assistant_texts]
+    final = last_message if last_message and last_message.strip() else (turn.assistant_texts[-1] if turn.assistant_texts else "")
+    for step in steps[:80]:
+        if isinstance(step, ToolCall):
+            line = f"TOOL: {step.summary()}"
+            if step.is_error and step.result:
+                line += f"  [error: {_clip(step.result, 200)}]"
+            parts.append(line)
+        elif step is not final and step not in turn.api_errors:
+            parts.append(f"ASSISTANT (during the turn): {_clip(step, 600)}")
+    for error in turn.api_errors:
+        parts.append(f"CLIENT: {_clip(error, 200)}")
+    parts.append(f"FINAL ASSISTANT MESSAGE: {final}")
     text = "\n".join(parts)
     if len(text) > MAX_PROMPT_CHARS:  # keep the start (the ask) and the end (the outcome)
         half = MAX_PROMPT_CHARS // 2
         text = text[:half] + "\n…\n" + text[-half:]
     return redact(text)
+
+
+def render_turn_for_model(turn: Turn, last_message: str | None = None) -> str:
+    return render_unit_for_model(Unit(turn=turn), last_message)
 
 
 def parse_bullets(output: str) -> list[str]:
@@ -93,18 +315,19 @@ def parse_bullets(output: str) -> list[str]:
     return bullets
 
 
-def claude_summary(turn: Turn, *, model: str, timeout: float, last_message: str | None = None) -> list[str] | None:
+def claude_summary(unit: Unit | Turn, *, model: str, timeout: float, last_message: str | None = None) -> list[str] | None:
     """Bullets from ``claude -p``, or None when the CLI is absent, fails or says nothing usable."""
     exe = shutil.which("claude")
     if not exe:
         return None
+    unit = unit if isinstance(unit, Unit) else Unit(turn=unit)
     workdir = paths.memdown_home() / "summarizer"
     workdir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "MEMDOWN_DISABLE": "1", SUMMARIZER_ENV: "1"}
     try:
         proc = subprocess.run(
             [exe, "-p", "--model", model],
-            input=SUMMARY_INSTRUCTIONS + render_turn_for_model(turn, last_message),
+            input=SUMMARY_INSTRUCTIONS + render_unit_for_model(unit, last_message),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -121,11 +344,22 @@ def claude_summary(turn: Turn, *, model: str, timeout: float, last_message: str 
     return [redact(b) for b in bullets[:MAX_BULLETS]]
 
 
+def summarize_unit(unit: Unit, *, use_claude: bool, model: str, timeout: float, cwd: str = "",
+                   last_message: str | None = None) -> tuple[list[str], str]:
+    """(bullets, method) where method is "recall", "claude" or "extractive"."""
+    if unit.recall is not None and unit.recall.only:
+        return recall_bullets(unit), "recall"
+    if use_claude:
+        bullets = claude_summary(unit, model=model, timeout=timeout, last_message=last_message)
+        if bullets:
+            if unit.recall and unit.recall.cited:  # the model may not say where the recalled facts live
+                bullets = [*bullets[: MAX_BULLETS - 1], redact("Recalled: " + ", ".join(f"`{c}`" for c in unit.recall.cited[:6]))]
+            return bullets, "claude"
+    return extractive_bullets(unit, cwd, last_message), "extractive"
+
+
 def summarize_turn(turn: Turn, *, use_claude: bool, model: str, timeout: float,
                    last_message: str | None = None) -> tuple[list[str], str]:
-    """(bullets, method) where method is "claude" or "extractive"."""
-    if use_claude:
-        bullets = claude_summary(turn, model=model, timeout=timeout, last_message=last_message)
-        if bullets:
-            return bullets, "claude"
-    return extractive_summary(turn, last_message), "extractive"
+    """One turn on its own (see ``summarize_unit``)."""
+    return summarize_unit(Unit(turn=turn), use_claude=use_claude, model=model, timeout=timeout,
+                          last_message=last_message)

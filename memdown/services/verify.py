@@ -30,8 +30,10 @@ from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
 from ..index.table import ChunkTable, FileRecord
 from ..store.chunker import chunk_markdown
+from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 from .indexing import chunk_options, index_identity
+from .jobs import verify_lines as capture_status
 
 if TYPE_CHECKING:
     from ..api import Memory
@@ -65,6 +67,7 @@ class VerifyReport:
     unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    capture: list[str] = field(default_factory=list)  # turns pending capture or quarantined (services.jobs)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -90,7 +93,7 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
     options = chunk_options(mem.config)
     max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
     expected: dict[str, _Expected] = {}
-    for path in iter_markdown_files(mem.root):
+    for path in [*iter_markdown_files(mem.root), *note_files(mem.root)]:  # + Claude Code's auto memory
         report.markdown_files += 1
         source = source_of(mem.root, path)
         try:
@@ -175,6 +178,7 @@ def verify(mem: "Memory") -> VerifyReport:
     if actual is not None:
         _compare(table, expected, actual, report)
     report.ok = not report.problems
+    report.capture = capture_status(mem.root)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 

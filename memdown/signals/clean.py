@@ -115,5 +115,23 @@ def _trailing_message(lines: list[str], rest: list[int]) -> set[int]:
     return set()
 
 
+_STRUCTURE = re.compile(r"^\s{0,3}#{1,4}\s+\S|^\s*(?:-{3,}|\*{3,}|_{3,})\s*$|\*\*[^*\n]+\*\*", re.MULTILINE)
+_THIRD_PERSON = re.compile(r"(?<![a-z])(?:claude|cc)(?:['’]s\b|\s+(?:is|was|has|did|should|said)\b|(?=[\u4e00-\u9fff]))",
+                           re.IGNORECASE)
+_RELAY = re.compile(r"(?:它|他|ds|deepseek|gemini|codex|gpt|chatgpt|perplexity|grok)的?(?:回复|回覆|回答|回應|回应)[:：]"
+                    r"|\b(?:codex|gemini|gpt|chatgpt|perplexity|grok|copilot|deepseek)(?:['’]s)? (?:reply|response|report"
+                    r"|review|answer)\b[^:：\n]{0,30}[:：]", re.IGNORECASE)
+
+
+def looks_relayed(text: str) -> bool:
+    """Another agent's reply pasted as a prompt (markdown-styled, or about Claude in the third person)."""
+    text = text or ""
+    if len(text) < 300:
+        return False
+    if _RELAY.search(text[:300]):
+        return True
+    return len(_STRUCTURE.findall(text)) >= 2 or bool(_THIRD_PERSON.search(text))
+
+
 def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import patterns as P
-from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, split_sentences
+from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, looks_relayed, split_sentences
 from .store import Signal
-from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi
+from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi, to_simplified
 
 __all__ = ["Context", "Hit", "clean_prompt", "detect_commands", "detect_missing_context", "detect_phrases",
            "detect_tool_patterns", "detect_turns", "scope_of", "split_sentences"]
@@ -66,7 +66,7 @@ def _flags_ok(pattern: P.Pattern, ctx: Context, norm: str, start: int) -> bool:
 
 
 def match_sentence(sentence: str, ctx: Context) -> list[tuple[P.Pattern, re.Match[str]]]:
-    norm = fold_typos(normalize(sentence), P.typos())
+    norm = fold_typos(to_simplified(normalize(sentence)), P.typos())
     found = []
     for pattern in P.patterns():
         match = pattern.regex.search(norm)
@@ -90,6 +90,8 @@ def _quote(sentences: list[str], k: int, limit: int = 300) -> str:
 def detect_phrases(prompt: str, ctx: Context | None = None) -> list[Hit]:
     """One hit per signal type found in the user's prompt (highest confidence wins)."""
     ctx = ctx or Context()
+    if looks_relayed(prompt):  # another agent's words, relayed by the user: not the user's corrections
+        return []
     sentences = split_sentences(clean_prompt(prompt))
     best: dict[str, Hit] = {}
     for k, sentence in enumerate(sentences):
@@ -227,18 +229,74 @@ def similar_input(a, b) -> bool:
     return fa == fb if fa or fb else True
 
 
-def find_fix(calls: list, k: int, window: int = 8):
-    """The first later successful call that retries failed call ``k``, if any."""
+READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch", "TodoWrite", "TodoRead",
+                             "BashOutput", "ToolSearch", "Task", "Agent", "Skill", "ExitPlanMode"})
+READ_ONLY_COMMANDS = frozenset("""ls cat head tail less more grep rg find fd pwd echo which whereis type file stat du df
+wc tree env printenv date whoami id uname ps top history diff sort uniq cut jq yq""".split())
+READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "config", "ls-files", "rev-parse",
+                           "blame", "describe", "reflog", "shortlog", "fetch"})
+
+
+def _norm_command(call) -> str:
+    return " ".join(str(call.input.get("command", "")).split())
+
+
+def same_call(a, b) -> bool:
+    """The very same action (a retry that changed nothing)."""
+    if a.name != b.name:
+        return False
+    if a.name == "Bash":
+        return _norm_command(a) == _norm_command(b)
+    return a.input == b.input
+
+
+def changes_something(call) -> bool:
+    """A step that can have made a retry work: not a read, a search or a status look."""
+    if call.name in READ_ONLY_TOOLS or failed(call):
+        return False
+    if call.name != "Bash":
+        return True
+    for part in re.split(r"&&|\|\||[;|]", str(call.input.get("command", ""))):
+        words = [w for w in part.split() if "=" not in w or w.startswith("-")]
+        if not words or words[0] == "cd":
+            continue
+        if words[0] == "git" and len(words) > 1 and words[1] in READ_ONLY_GIT:
+            continue
+        if words[0] not in READ_ONLY_COMMANDS:
+            return True
+    return False
+
+
+def find_fix(calls: list, k: int, window: int = 8) -> list | None:
+    """What made failed call ``k`` work, or None.
+
+    A fix is an action that differs from the failing call and made the next attempt succeed: the
+    steps between the failure and the first successful retry that changed something, plus the retry
+    itself when it differs from the failing call. The very same call succeeding after nothing but
+    reads (a flaky network, a race) has no fix.
+    """
+    bad = calls[k]
+    between: list = []
     for later in calls[k + 1:k + 1 + window]:
-        if later.name == calls[k].name and not later.is_error and similar_input(calls[k], later):
-            return later
+        if later.name == bad.name and not later.is_error and similar_input(bad, later):
+            steps = [c for c in between if changes_something(c) and not same_call(c, bad)]
+            if not same_call(later, bad):
+                steps.append(later)
+            return steps or None
+        between.append(later)
     return None
 
 
-def fix_text(call) -> str:
-    if call.name == "Bash" and isinstance(call.input.get("command"), str):
-        return f"Bash `{one_line(call.input['command'], 300)}`"
-    return one_line(call.summary(), 300)
+def fix_text(steps) -> str:
+    """One line naming the fix steps (a call or a list of calls), in order."""
+    steps = steps if isinstance(steps, list) else [steps]
+    parts = []
+    for call in steps[-4:]:
+        if call.name == "Bash" and isinstance(call.input.get("command"), str):
+            parts.append(f"Bash `{one_line(call.input['command'], 200)}`")
+        else:
+            parts.append(one_line(call.summary(), 200))
+    return one_line(", then ".join(parts), 300)
 
 
 def detect_tool_patterns(calls: list) -> list[Signal]:
@@ -334,7 +392,7 @@ def detect_turns(turns: list, *, previous=None, facts: Iterable[str] = (),
             prompt_ok = not should_skip(turn.prompt)
         if prompt_ok:
             ctx = Context(
-                after_reply=prev is not None and bool(prev.tool_calls or prev.assistant_texts),
+                after_reply=prev is not None,  # even an interrupted turn was a reply the user reacts to
                 after_action=prev is not None and len(prev.tool_calls) >= 2,
                 after_question=prev is not None and prev.assistant_text().rstrip().endswith("?"),
             )

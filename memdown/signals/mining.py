@@ -54,10 +54,10 @@ def _portable(path: Path) -> str:
 
 def known_facts(root: Path) -> list[str]:
     """Lines of the CLAUDE.md files and learnings: what the agent is already told."""
-    from ..learning.promote import target_paths
+    from ..learning.promote import target_files
 
     facts: list[str] = []
-    sources = list(target_paths(root).values()) + [root / "learnings.md"]
+    sources = [path for _, path in target_files(root)] + [root / "learnings.md"]
     for source in sources:
         try:
             text = source.read_text(encoding="utf-8", errors="replace")
@@ -229,7 +229,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=N
             if available(config):
                 queue_prompts(root, session_id, portable, prompts)
         files.update(results)
-        atomic_write_text(_state_path(root), json.dumps(state, indent=1))
+        atomic_write_text(_state_path(root), json.dumps(state, indent=1), mode=paths.PRIVATE_FILE_MODE)
     if main_error is not None and not written:
         raise main_error
     return written

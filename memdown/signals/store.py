@@ -253,7 +253,7 @@ def append(root: Path, signals: list[Signal], *, now: dt.datetime | None = None)
         append_unlocked(path, "".join(chunks))
         seq[compact + ":size"] = _size(path)
         try:
-            atomic_write_text(seq_path, json.dumps(seq))
+            atomic_write_text(seq_path, json.dumps(seq), mode=paths.PRIVATE_FILE_MODE)
         except OSError:
             pass
     return signals

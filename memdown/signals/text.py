@@ -43,6 +43,27 @@ def normalize(text: str) -> str:
     return _WS.sub(" ", text).strip().lower()
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    try:
+        import opencc  # maintained Traditional -> Simplified converter (one table for both scripts)
+
+        return opencc.OpenCC("t2s").convert
+    except Exception:  # noqa: BLE001 - without it, Traditional text still matches what the tables share
+        return None
+
+
+def to_simplified(text: str) -> str:
+    """Traditional Chinese folded to Simplified, so one zh table serves both; other text unchanged."""
+    if not _CJK.search(text or ""):
+        return text
+    convert = _t2s()
+    return convert(text) if convert else text
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text or "")
 

@@ -28,6 +28,12 @@ from .anchors import Anchor, anchor_escape, parse_anchor
 _md = MarkdownIt("commonmark", {"html": True})
 
 
+SUMMARY, RECALL = "summary", "recall"
+# A recall entry only points at the memories a turn recalled; it lives apart
+# from the day's log so its kind (store.kinds) keeps it out of default search.
+RECALL_DIR = "recalls"
+
+
 @dataclass
 class Entry:
     when: datetime  # local time of the turn
@@ -35,6 +41,12 @@ class Entry:
     turn: str
     transcript: str  # portable path ("~/…"), never a raw home directory
     bullets: list[str]
+    kind: str = SUMMARY  # SUMMARY → memory/YYYY-MM-DD.md; RECALL → memory/recalls/YYYY-MM-DD.md
+
+
+def entry_file(root: Path, entry: Entry) -> Path:
+    day_file = paths.daily_file(root, f"{entry.when:%Y-%m-%d}")
+    return day_file.parent / RECALL_DIR / day_file.name if entry.kind == RECALL else day_file
 
 
 def clean_bullet(text: str) -> str:
@@ -95,7 +107,7 @@ def insert_entry(text: str, entry: Entry) -> str | None:
 
 def append_entry(root: Path, entry: Entry) -> Path | None:
     """Write ``entry`` into its day file; None when the turn was already recorded."""
-    path = paths.daily_file(root, f"{entry.when:%Y-%m-%d}")
+    path = entry_file(root, entry)
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(file_lock_for(path), timeout=30):
         try:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-# (first path part or file name, kind); first match wins.
+# (leading path parts or file name, kind); first match wins.
 KIND_RULES: tuple[tuple[str, str], ...] = (
+    ("memory/recalls", "recall"),
     ("memory", "summary"),
     ("signals", "signal"),
     ("learnings", "learning"),
@@ -19,9 +20,14 @@ KIND_RULES: tuple[tuple[str, str], ...] = (
     ("reflexions", "reflexion"),
     ("reflexion.md", "reflexion"),
     ("reflexions.md", "reflexion"),
+    ("automemory", "automemory"),  # Claude Code's own notes, read in place (store/automemory.py)
 )
 
 KINDS = tuple(sorted({kind for _, kind in KIND_RULES} | {"note"}))
+
+# Kinds a search leaves out unless asked for by ``--kind``: a recall entry only
+# points at the memories a turn recalled and must never outrank them.
+HIDDEN_BY_DEFAULT = frozenset({"recall"})
 
 # Folders under the memory root that are never memory (machine-local or cache).
 EXCLUDED_DIRS = frozenset({"index", "logs", "state", "backups"})
@@ -29,8 +35,9 @@ EXCLUDED_DIRS = frozenset({"index", "logs", "state", "backups"})
 
 def kind_for(source: str) -> str:
     """``source`` is the path relative to the memory root, with ``/`` separators."""
-    first = PurePosixPath(source).parts[0] if source else ""
+    parts = PurePosixPath(source).parts if source else ()
     for name, kind in KIND_RULES:
-        if first == name:
+        rule = tuple(name.split("/"))
+        if parts[: len(rule)] == rule:
             return kind
     return "note"

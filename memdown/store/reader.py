@@ -40,7 +40,20 @@ def iter_markdown_files(root: Path) -> Iterator[Path]:
 
 
 def source_of(root: Path, path: Path) -> str:
-    return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        from .automemory import source_for
+
+        return source_for(root, resolved)  # Claude Code's auto memory, or ValueError
+
+
+def path_of(root: Path, source: str) -> Path:
+    """The file behind an indexed ``source`` (under the root, or an auto-memory note)."""
+    from .automemory import path_for
+
+    return path_for(root, source) or Path(root) / source
 
 
 def read_memory_file(root: Path, path: Path, *, max_bytes: int) -> MemoryFile:
@@ -74,4 +87,9 @@ def read_memory_file(root: Path, path: Path, *, max_bytes: int) -> MemoryFile:
         text = text[1:]
     if "\r" in text:  # Windows line endings: same lines, no stray \r in chunk text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return MemoryFile(path=path, source=source_of(root, path), text=text, raw_bytes=data, warnings=warnings)
+    source = source_of(root, path)
+    if source.startswith("automemory/"):
+        from .automemory import render
+
+        text = render(text)  # its frontmatter (name, type, description) becomes the heading and first line
+    return MemoryFile(path=path, source=source, text=text, raw_bytes=data, warnings=warnings)

@@ -2,7 +2,10 @@
 
 Claude Code deletes transcripts after 30 days; memdown keeps a gzip copy of
 every session it sees in ``paths.transcript_archive_dir()`` (a private 0700
-folder) so drill-down links in memory keep working.
+folder) so drill-down links in memory keep working. The copy is redacted:
+every string inside every JSON line goes through ``memdown.redact.redact``
+and the line is written back as valid JSON, so the parser reads it as
+before (a line that is not JSON is redacted as text).
 
 Layout::
 
@@ -11,15 +14,19 @@ Layout::
     <archive>/<session_id>/agent-<id>.jsonl.gz                 (2.0.x sibling files)
 
 Up-to-date check without a sidecar: the archive file's mtime is set to the
-source's mtime, and gzip's trailer stores the uncompressed size (mod 2**32),
-so "same mtime and same size" means nothing changed.
+source's mtime, and the gzip header's MTIME field holds the source's size
+(mod 2**32; redaction changes the archived size), so "same mtime and same
+size" means nothing changed. Archives written before redaction carry 0
+there and are rewritten, redacted, on the next capture.
 
-Standard library only: the SessionEnd hook archives on its fast path.
+Archiving runs in the detached worker (``services.capture``), never on a
+hook's fast path.
 """
 from __future__ import annotations
 
 import contextlib
 import gzip
+import json
 import os
 import re
 import struct
@@ -75,14 +82,49 @@ def _private_dir(directory: Path) -> None:
         os.chmod(directory, _DIR_MODE)
 
 
-def _gzip_size(path: Path) -> int | None:
-    """Uncompressed size mod 2**32 from the gzip trailer (ISIZE), None if unreadable."""
+def _source_size(path: Path) -> int | None:
+    """The source size stamped in the gzip header's MTIME field, None if unreadable."""
     try:
         with open(path, "rb") as handle:
-            handle.seek(-4, os.SEEK_END)
-            return struct.unpack("<I", handle.read(4))[0]
+            head = handle.read(8)
+        return struct.unpack("<I", head[4:8])[0] if head[:2] == b"\x1f\x8b" else None
     except (OSError, struct.error):
         return None
+
+
+def _redact_value(value: object) -> object:
+    from ..redact import redact
+
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redact_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_value(v) for k, v in value.items()}
+    return value
+
+
+def redact_jsonl(data: bytes) -> bytes:
+    """Every string of every JSON line redacted; each line stays valid JSON."""
+    from ..redact import redact
+
+    out: list[bytes] = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            out.append(raw)
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            entry = json.loads(text)
+        except ValueError:
+            out.append(redact(text).encode("utf-8"))
+            continue
+        cleaned = _redact_value(entry)
+        if cleaned == entry:
+            out.append(raw)  # nothing found: keep the line byte for byte
+        else:
+            out.append(json.dumps(cleaned, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return b"\n".join(out)
 
 
 def _up_to_date(source: os.stat_result, dest: Path) -> bool:
@@ -92,7 +134,7 @@ def _up_to_date(source: os.stat_result, dest: Path) -> bool:
         return False
     return (
         stored.st_mtime_ns == source.st_mtime_ns
-        and _gzip_size(dest) == source.st_size % (1 << 32)
+        and _source_size(dest) == source.st_size % (1 << 32)
     )
 
 
@@ -112,9 +154,11 @@ def _copy_one(src: Path, dest: Path) -> bool:
     if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive)
         with contextlib.suppress(OSError, EOFError, gzip.BadGzipFile):
             data = gzip.decompress(data)
-    # mtime=0 keeps the output deterministic; our freshness stamp is the file mtime.
+    data = redact_jsonl(data)
+    # The header's MTIME field carries the source size (see the module doc).
     try:
-        atomic_write_bytes(dest, gzip.compress(data, compresslevel=6, mtime=0), mode=_FILE_MODE)
+        packed = gzip.compress(data, compresslevel=6, mtime=before.st_size % (1 << 32))
+        atomic_write_bytes(dest, packed, mode=_FILE_MODE)
     except OSError as exc:
         raise InputFileError(f"cannot write archive {portable_path(dest)}: {exc.strerror or exc}") from None
     with contextlib.suppress(OSError):

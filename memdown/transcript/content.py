@@ -148,6 +148,16 @@ def classify_user(entry: dict) -> tuple[str, str]:
     return (PROMPT, text) if text else (NOISE, "")
 
 
+def is_api_error(entry: dict) -> bool:
+    """An assistant entry the client wrote for a failed API call ("API Error: 502 …")."""
+    if entry.get("isApiErrorMessage") is True:
+        return True
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("model") != "<synthetic>":
+        return False
+    return user_text(message.get("content"))[0].lstrip().startswith("API Error")
+
+
 def flatten_tool_result(content: Any) -> str:
     """A tool_result's ``content`` (string or blocks) as plain text."""
     if content is None:

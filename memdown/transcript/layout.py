@@ -6,13 +6,28 @@ Standard library only.
 - 2.1.x subagents: ``<session>/subagents/**/agent-<id>.jsonl`` next to it
 - 2.0.x subagents: sibling ``agent-<id>.jsonl`` files carrying the session id
 - the memdown archive mirrors this with ``.jsonl.gz`` files
+
+``require_transcript`` is the gate ``memdown transcript`` passes every path
+through: the recall skill may run ``memdown …`` without asking, and memory
+anchors come from committed files, so a path is read only when it is a
+Claude Code transcript under ``claude_home()/projects`` or the archive, or
+one this project's memory recorded that also reads as a transcript.
 """
 from __future__ import annotations
 
+import gzip
+import json
+import os
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import MemdownError
+from .. import paths
+from ..errors import MemdownError, NotATranscriptError
 from .reader import iter_entries
+
+SUFFIXES = (".jsonl", ".jsonl.gz")
+_SNIFF_BYTES = 256 << 10
 
 
 def session_stem(path: Path) -> str:
@@ -55,3 +70,60 @@ def subagent_files(path: Path, session_id: str) -> list[Path]:
         if candidate.is_file() and first_session_id(candidate) == session_id:
             found.setdefault(candidate, None)
     return list(found)
+
+
+def _under(path: Path, folder: Path) -> bool:
+    try:
+        return path.is_relative_to(folder.resolve())
+    except OSError:
+        return False
+
+
+def looks_like_transcript(path: Path) -> bool:
+    """The first JSON line is an object with a ``type`` and a ``sessionId`` (or is a ``summary`` line)."""
+    try:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return False
+    for raw in head.splitlines()[:5]:
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            return False
+        return isinstance(entry, dict) and isinstance(entry.get("type"), str) and (
+            isinstance(entry.get("sessionId"), str) or entry.get("type") == "summary")
+    return False
+
+
+def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
+    """``path`` when memdown may read it as a transcript; NotATranscriptError (one line) otherwise.
+
+    Allowed: a regular ``.jsonl``/``.jsonl.gz`` file under ``claude_home()/projects`` or the
+    archive, or one of ``recorded`` (transcript paths in this project's memory anchors) whose
+    content reads as a Claude Code transcript. Symlinks and ``..`` are resolved first.
+    """
+    from .archive import portable_path
+
+    shown = portable_path(Path(path))
+    hint = "memdown reads Claude Code transcripts under ~/.claude/projects, its archive, or sessions in this memory"
+    try:
+        real = Path(path).expanduser().resolve(strict=True)
+        mode = os.stat(real).st_mode
+    except (OSError, RuntimeError):
+        raise NotATranscriptError(f"{shown} cannot be read", hint=hint) from None
+    if not stat.S_ISREG(mode) or not real.name.endswith(SUFFIXES):
+        raise NotATranscriptError(f"{shown} is not a Claude Code transcript (.jsonl)", hint=hint)
+    if any(_under(real, root) for root in (paths.claude_home() / "projects", paths.transcript_archive_dir())):
+        return real
+    for item in recorded:
+        try:
+            same = Path(item).expanduser().resolve() == real
+        except (OSError, RuntimeError):
+            continue
+        if same and looks_like_transcript(real):
+            return real
+    raise NotATranscriptError(f"{shown} is outside the transcripts memdown reads", hint=hint)

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from ..errors import InputFileError, NotFoundError
+from ..errors import InputFileError, NotFoundError, SpecialFileError
+from ..fsutil import clean_json
 
 GZIP_MAGIC = b"\x1f\x8b"
 # A single transcript line can hold a whole file read or an image as base64;
 # tens of MB is plausible, hundreds is a corrupt file we refuse to hold in memory.
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _SNIFF_BYTES = 8192
+_SURROGATE_ESCAPE = re.compile(r"\\[uU][dD][89a-fA-F]")
 
 
 def open_stream(path: Path) -> BinaryIO:
@@ -31,13 +36,22 @@ def open_stream(path: Path) -> BinaryIO:
     """
     path = Path(path)
     try:
-        handle = open(path, "rb")
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; the type check
+        # runs on the opened descriptor, so a swapped-in special file is caught too.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise NotFoundError(f"transcript not found: {path}") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path} is a directory, not a transcript file") from None
     except OSError as exc:
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise SpecialFileError(f"{path} is {_kind(mode)}, not a transcript file")
+        os.set_blocking(fd, True)
+        handle = open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
     try:
         magic = handle.read(2)
         handle.seek(0)
@@ -50,11 +64,25 @@ def open_stream(path: Path) -> BinaryIO:
     return handle
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
 def decode_line(raw: bytes) -> dict | None:
     """One JSONL line to a dict, or None when it is not a JSON object.
 
-    Invalid UTF-8 is replaced rather than rejected: one bad byte inside a
-    tool output must not cost the whole entry.
+    Bad text is repaired rather than rejected: invalid UTF-8 bytes and lone
+    UTF-16 surrogates escaped in the JSON (``\\ud83d``, half an emoji) become
+    U+FFFD, so one bad character never costs the entry, or the session's
+    later turns (a lone surrogate cannot be written as UTF-8 downstream).
     """
     text = raw.decode("utf-8", errors="replace").strip()
     if not text:
@@ -63,7 +91,11 @@ def decode_line(raw: bytes) -> dict | None:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        value = clean_json(value)
+    return value  # type: ignore[return-value]
 
 
 class LineReader:

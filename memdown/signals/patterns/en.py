@@ -44,7 +44,7 @@ PATTERNS = [
     ("actually", "correction", 2, r"{FILL}actually\b", "after_reply"),
     ("instead", "correction", 2, r"\binstead\b", "after_reply"),
     ("use-not", "correction", 3, r"\buse\s+`?[\w@./:+-]+`?(?:\s+\w+)?,?\s+(?:and\s+)?not\s+`?[\w@./:+-]+", ""),
-    ("rather-than", "correction", 2, r"\b(?:rather than|not\s+\S+\s+but\s+\S+)", "after_reply"),
+    ("rather-than", "correction", 2, r"\b(?:rather than|not\s+\S+\s+but\s+\S+)(?![^.]*\?\W*$)", "after_reply"),
     ("dont-use", "correction", 3,
      r"\b(?:don't|do not|please don't)\s+(?:ever\s+)?(?:use|using)\b", ""),
     ("dont-do", "correction", 2,
@@ -102,7 +102,31 @@ PATTERNS = [
     ("why-did-you", "correction", 1, r"\bwhy (?:did|would|are|do) you\b", "after_reply"),
     ("thats-not", "correction", 2,
      r"\bthat's not (?:it|the (?:issue|problem|point|case))\b|\bnot like (?:that|this)\b", "after_reply"),
+    # natural phrasing without a trigger word: "you switched…", "X already exists", "is a core plugin, not a…"
+    ("you-did", "correction", 2,
+     r"^\W*you (?:just )?(?:switched|deleted|removed|overwrote|reverted|dropped|ignored|forgot|missed|skipped|moved"
+     r"|renamed|turned off|disabled)\b", "after_reply"),
+    ("already-exists", "correction", 2,
+     r"\b(?:already (?:exists?|defines?|in place|built)|we already have|there(?:'s| is) already)\b(?![^.]*\?)",
+     "after_reply"),
+    ("is-not-a", "correction", 2, r"\bis an? [\w -]{1,30}, not an? \w|\bcircular logic\b"
+     r"|\b(?:erroneously|mistakenly|wrongly)\b", ""),
+    ("keep-assuming", "correction", 2,
+     r"\b(?:keeps?|kept) (?:assuming|guessing|forgetting|ignoring|breaking|overwriting|switching)\b"
+     r"|\bwithout (?:reading|checking|looking)\b|\bassumptions? without\b", ""),
+    ("can-we-use", "correction", 1, r"^\W*(?:can|could|shouldn't|can't|couldn't) (?:we|i) (?:just )?(?:use|keep|reuse"
+     r"|drop)\b", "after_reply"),
+    ("later-first", "correction", 1,
+     r"\bat a later (?:date|time)\b|\b(?:let's|lets) (?:leave|park|skip|hold off on) (?:that|this|it|the)\b"
+     r"|\bnot now\b|\bfinish [\w ]{1,30} first\b", "after_reply"),
+    ("issue-is", "correction", 1, r"^\W*(?:\w+\W+){0,2}the (?:real |actual )?(?:issue|problem) is\b", "after_reply"),
     # --- conventions -----------------------------------------------------------------
+    ("ask-first", "convention", 2,
+     r"\b(?:stop and ask|ask (?:me|\w+) (?:first|before)|check (?:in|with me) (?:often|first|before))\b", ""),
+    ("preferred-to", "convention", 2,
+     r"\b(?:is|are) (?:slightly |much |generally )?(?:preferred|favou?red) (?:to|over)\b"
+     r"|\bi (?:like|prefer) the (?:names?|naming|terms?)\b", ""),
+    ("step-by-step", "convention", 1, r"\bstep by step\b|\bone (?:at a time|by one)\b", ""),
     ("always-never", "convention", 2, r"\b(?:always|never)\s+(?:\w+\s+)?" + _VERB + r"\b", ""),
     ("please-always", "convention", 3, r"\bplease (?:always|never)\b|\bmake sure (?:to|you) always\b", ""),
     ("in-this-repo", "convention", 3,

@@ -1,47 +1,25 @@
-"""Secret redaction for everything memdown writes to memory.
+"""Secrets recognised by their context: ``key = value`` assignments, ``.env``
+lines, CLI password flags, ``user:pass@`` URLs, auth headers and prose
+("the password is ...").
 
-``redact(text)`` replaces secrets with ``[REDACTED:<kind>]`` markers. Vendor
-tokens, PEM private keys, JWTs and ``<private>…</private>`` blocks are
-replaced whole; for assignments (``password=…``, ``"api_key": "…"``,
-``.env`` lines, ``user:pass@host`` URLs, ``Bearer …``) only the value is
-replaced, so the memory still says *which* setting was involved:
-``DATABASE_URL=[REDACTED:env]``.
+Only the value is replaced, so the memory still says *which* setting was
+involved: ``DATABASE_URL=[REDACTED:env]``. No maintained detector does this
+value-level work with the precision needed on prose and code (detect-secrets'
+keyword plugin flags whole lines and has no notion of ``password=args.pw``),
+so these rules are ours.
 
-Design rules:
-
-- Precision over paranoia for ordinary prose and code: git SHAs, UUIDs,
-  file paths, ``password reset flow``, ``password_hash``, ``max_tokens=100``,
-  ``password=`` with nothing after it and variable references
-  (``token=$TOKEN``, ``password=args.password``, ``key=get_key()``) stay.
-- Idempotent: no rule matches a ``[REDACTED:…]`` marker, so
-  ``redact(redact(x)) == redact(x)``.
-- Linear time: every pattern starts at a boundary its own character class
-  cannot cross, and unbounded scans (PEM, ``<private>``) resume after their
-  match, so a 1 MB input costs a few passes, never a quadratic blow-up.
-
-Standard library only: hooks call this on their fast path.
+Precision over paranoia for ordinary prose and code: ``password reset flow``,
+``password_hash``, ``max_tokens=100``, ``password=`` with nothing after it
+and variable references (``token=$TOKEN``, ``password=args.password``,
+``key=get_key()``) stay.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-SKIP_MARKER = "<memdown:skip>"
-_SKIP_RE = re.compile(re.escape(SKIP_MARKER), re.IGNORECASE)
+from .patterns import Handler, Rule, Span
 
 MARKER_PREFIX = "[REDACTED:"
-
-
-def marker(kind: str) -> str:
-    return f"{MARKER_PREFIX}{kind}]"
-
-
-def should_skip(text: str) -> bool:
-    """True when ``text`` carries the opt-out marker: record nothing."""
-    return bool(text) and _SKIP_RE.search(text) is not None
-
-
-# --- value filters ----------------------------------------------------------
 
 _NULLISH = frozenset(
     "none null nil undefined true false yes no on off empty required optional "
@@ -100,35 +78,7 @@ def _structured_context(text: str, pos: int) -> bool:
     return prefix.rstrip()[-1:] in ("{", "(", ",", "[")
 
 
-# --- rules --------------------------------------------------------------------
 
-Span = tuple[str, int, int]
-Handler = Callable[[re.Match[str], str], "Span | None"]
-
-_B = r"(?<![A-Za-z0-9_\-])"  # start boundary for token-like secrets
-
-_PRIVATE_BLOCK = re.compile(r"<private>[\s\S]*?(?:</private\s*>|\Z)", re.I)
-_PEM = re.compile(
-    r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-    r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)"
-)
-_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])")
-_AWS_SECRET = re.compile(
-    r"(?i:aws_?secret_?(?:access_?)?key)[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?"
-    r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
-)
-_GITHUB = re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")
-_ANTHROPIC = re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}")
-_OPENAI = re.compile(_B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")
-_SLACK = re.compile(_B + r"(?:xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-[A-Za-z0-9\-]{10,})")
-_SLACK_WEBHOOK = re.compile(
-    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>(?!\[)[A-Za-z0-9_/\-]+)"
-)
-_GOOGLE_KEY = re.compile(_B + r"AIza[0-9A-Za-z_\-]{30,}")
-_GOOGLE_OAUTH = re.compile(_B + r"GOCSPX-[A-Za-z0-9_\-]{20,}")
-_STRIPE = re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|(?<![A-Za-z0-9_])pk_live_[A-Za-z0-9]{10,}")
-_STRIPE_WHSEC = re.compile(r"(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{16,}")
-_JWT = re.compile(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-+/=]*")
 _BEARER = re.compile(
     r"(?<![A-Za-z0-9_])(?i:bearer)[ \t]+(?P<v>(?!\[REDACTED:)[A-Za-z0-9\-._~+/]+=*)"
 )
@@ -137,7 +87,8 @@ _AUTH_HEADER = re.compile(
     r"(?:(?P<scheme>(?i:bearer|basic|token|bot|digest|negotiate|ntlm|apikey|sso-key))[ \t]+)?"
     r"(?P<v>(?!\[REDACTED:)[^\s\"'`,;()\\]+)"
 )
-_URL_CREDS = re.compile(r"(?<=://)[^\s:/@?#\[\]]+:(?P<v>(?!\[REDACTED:)[^\s@/?#]+)@")
+# user may be empty (redis://:pw@host); a password may hold "@", "#", "?": the "@" before the host ends it.
+_URL_CREDS = re.compile(r"(?<=://)[^\s:/@?#\[\]]*:(?P<v>(?!\[REDACTED:)[^\s/]+?)@(?=[^\s@/?#]*(?:[/?#\s:\"'`]|$))")
 _ENV_LINE = re.compile(
     r"(?:(?P<ls>^)[ \t]*(?:-[ \t]+)?(?:(?:export|ENV|ARG)[ \t]+)?|(?<=[ \t;&|(]))"
     r"(?P<key>[A-Z_][A-Z0-9_]*)(?P<pre>[ \t]*)=(?P<post>[ \t]*)"
@@ -207,30 +158,6 @@ def _env_key_is_secret(key: str) -> bool:
     return False
 
 
-def _whole(kind: str) -> Handler:
-    def handler(m: re.Match[str], text: str) -> Span | None:
-        return (kind, m.start(), m.end())
-
-    return handler
-
-
-def _group(kind: str, name: str = "v") -> Handler:
-    def handler(m: re.Match[str], text: str) -> Span | None:
-        if _placeholder(m.group(name)):
-            return None
-        return (kind, m.start(name), m.end(name))
-
-    return handler
-
-
-def _has_digit_and_letter(s: str) -> bool:
-    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
-
-
-def _openai(m: re.Match[str], text: str) -> Span | None:
-    return ("openai_key", m.start(), m.end()) if _has_digit_and_letter(m.group()) else None
-
-
 def _bearer(m: re.Match[str], text: str) -> Span | None:
     v = m.group("v")
     mixed = any(c.isupper() for c in v) and any(c.islower() for c in v)
@@ -251,6 +178,12 @@ def _auth_header(m: re.Match[str], text: str) -> Span | None:
     if not m.group("scheme") and not _secret_looking(v):
         return None  # "authorization: the user must ..." in prose
     return ("auth_header", m.start("v"), m.end("v"))
+
+
+def _real_value(m: re.Match[str]) -> tuple[str, str] | None:
+    """The matched value and its group name, None when absent or a placeholder."""
+    found = _value_group(m)
+    return None if found is None or _placeholder(found[1]) else found
 
 
 def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
@@ -280,12 +213,10 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
         return None  # "FOO_KEY = 'x'" is code; the assignment rule judges it
     if not _env_key_is_secret(m.group("key")):
         return None
-    found = _value_group(m)
+    found = _real_value(m)
     if found is None:
         return None
     name, value = found
-    if _placeholder(value):
-        return None
     if name == "bare":
         if value.isdigit() and len(value) <= 5 or _PATH_LIKE.match(value):
             return None
@@ -312,12 +243,10 @@ def _assign_kind(key: str) -> str:
 
 
 def _assignment(m: re.Match[str], text: str) -> Span | None:
-    found = _value_group(m)
+    found = _real_value(m)
     if found is None:
         return None
     name, value = found
-    if _placeholder(value):
-        return None
     key, sep = m.group("key"), m.group("sep")
     if name != "bare":
         if not any(c.isalnum() for c in value):
@@ -361,85 +290,131 @@ def _curl_user(m: re.Match[str], text: str) -> Span | None:
 
 # (needles, pattern, handler): a rule runs only when one needle occurs in the
 # lowercased text. Order is priority when two spans start at the same place.
-_RULES: list[tuple[tuple[str, ...], re.Pattern[str], Handler]] = [
-    (("<private",), _PRIVATE_BLOCK, _whole("private")),
-    (("private key",), _PEM, _whole("private_key")),
-    (("akia", "asia", "abia", "acca"), _AWS_KEY_ID, _whole("aws_access_key")),
-    (("secret",), _AWS_SECRET, _group("aws_secret_key")),
-    (("gh", "github_pat_"), _GITHUB, _whole("github_token")),
-    (("sk-ant-",), _ANTHROPIC, _whole("anthropic_key")),
-    (("sk-",), _OPENAI, _openai),
-    (("xox", "xapp-"), _SLACK, _whole("slack_token")),
-    (("hooks.slack.com",), _SLACK_WEBHOOK, _group("slack_webhook")),
-    (("aiza",), _GOOGLE_KEY, _whole("google_api_key")),
-    (("gocspx-",), _GOOGLE_OAUTH, _whole("google_oauth_secret")),
-    (("_live_", "_test_"), _STRIPE, _whole("stripe_key")),
-    (("whsec_",), _STRIPE_WHSEC, _whole("stripe_webhook_secret")),
-    (("eyj",), _JWT, _whole("jwt")),
+
+
+def _group_value(kind: str, name: str = "v") -> Handler:
+    def handler(m: re.Match[str], text: str) -> Span | None:
+        if _placeholder(m.group(name)):
+            return None
+        return (kind, m.start(name), m.end(name))
+
+    return handler
+
+
+# --- command lines: mysql -pX, sshpass -p X, docker login -p X -------------------
+
+_VALUE = r"""(?:'(?P<sq>[^'\n]*)'|"(?P<dq>[^"\n]*)"|(?P<bare>[^\s'"`;|&]+))"""
+_CLI_P = re.compile(
+    r"(?<![A-Za-z0-9_\-])(?P<cmd>mysql[a-z]*|mariadb[a-z\-]*|sshpass|login|upload)(?![A-Za-z0-9_\-])"
+    r"[^\n;|&]{0,200}?(?<=[ \t])"
+    r"(?:-p(?P<glued>(?=[^\s\-]))|(?:-p|--password|--passwd)(?:[ \t]+|=))" + _VALUE
+)
+
+
+def _cli_p(m: re.Match[str], text: str) -> Span | None:
+    found = _value_group(m)
+    if found is None:
+        return None
+    name, value = found
+    cmd = m.group("cmd")
+    if cmd.startswith(("mysql", "mariadb")) and m.group("glued") is None:
+        return None  # mysql -p db_name: -p prompts, the next word is a database
+    if _placeholder(value) or (name == "bare" and value.startswith("-")):
+        return None
+    return ("password", m.start(name), m.end(name))
+
+
+# --- prose: "the password is X", "log in with password X" ---------------------------
+
+_PROSE = re.compile(
+    r"(?<![A-Za-z0-9_\-.])(?P<key>(?i:pass(?:word|wd|phrase|code)?|pw|pwd"
+    r"|(?:(?:aws|api|access|secret|private|auth|signing|master|client)[ _\-])?(?:secret(?:[ _\-]access)?(?:[ _\-]key)?|key|token)"
+    r"|credentials?|creds))(?![A-Za-z0-9_\-])"
+    r"(?P<phrase>[ \t]+(?i:for|of|on|to|from|in)(?:[ \t]+[\w.@/\-]+){1,4}?)?"
+    r"(?P<sep>[ \t]*(?::|=|->|=>)|[ \t]+(?i:is|was|would be|should be|will be|becomes|now))?"
+    r"(?:[ \t]+(?i:now|still|just|set to|changed to))?"
+    r"[ \t]+[\"'`]?(?P<v>(?!\[REDACTED:)[^\s\"'`]{6,200})"
+)
+_STRONG_KEYS = re.compile(r"pass|pw|secret|private|signing|master|credential|auth", re.I)
+_TRAILING = ".,;:)]}>"
+_FILE_LIKE = re.compile(r"^[\w\-./]+\.[A-Za-z]{1,5}$|^v?\d+(?:\.\d+)+$")
+_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
+
+
+def credential_like(value: str, strong: bool = False) -> bool:
+    """Could ``value`` be a password or key (not a word, path, file, email, call)?"""
+    v = value
+    if len(v) < 8 or _placeholder(v) or "://" in v or _PATH_LIKE.match(v):
+        return False
+    if _FILE_LIKE.match(v) or _EMAIL.match(v) or _DOTTED_IDENT.match(v) or _CALL.match(v):
+        return False
+    has_digit = any(c.isdigit() for c in v)
+    has_upper = any(c.isupper() for c in v)
+    has_lower = any(c.islower() for c in v)
+    has_symbol = any(c in "!#$%&*+=?@^~" for c in v)
+    if not (has_upper or has_lower):
+        return False
+    if strong:
+        return has_digit or has_symbol
+    return (has_digit and has_upper and has_lower and len(v) >= 12) or (
+        has_symbol and has_digit) or (has_digit and len(v) >= 20)
+
+
+def _prose(m: re.Match[str], text: str) -> Span | None:
+    value = m.group("v").rstrip(_TRAILING)
+    key = m.group("key")
+    strong = bool(_STRONG_KEYS.search(key))
+    if not m.group("sep") and not m.group("phrase") and not strong:
+        # "key X" / "token X" with no "is"/":" -- only an unmistakable token counts
+        if not credential_like(value) or not (any(c.isdigit() for c in value) and len(value) >= 16):
+            return None
+    if not credential_like(value, strong=strong):
+        return None
+    return ("password" if "pass" in key.lower() or key.lower() in ("pw", "pwd") else "secret",
+            m.start("v"), m.start("v") + len(value))
+
+
+# --- URLs whose user part is the secret: https://<key>@o1.ingest.sentry.io/2 --------
+
+_URL_KEY_USER = re.compile(r"(?<=://)(?P<v>[A-Za-z0-9_\-]{16,})@")
+
+
+def _url_key_user(m: re.Match[str], text: str) -> Span | None:
+    v = m.group("v")
+    if not (any(c.isdigit() for c in v) and any(c.isalpha() for c in v)):
+        return None
+    return ("url_secret", m.start("v"), m.end("v"))
+
+
+_AWS_SECRET = re.compile(
+    r"(?i:aws_?secret_?(?:access_?)?key)[\"']?[ \t]*(?:=>|:=|=|:)[ \t]*[\"']?"
+    r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+)
+_SLACK_WEBHOOK = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>(?!\[)[A-Za-z0-9_/\-]+)"
+)
+
+# Order is priority when two spans start at the same place.
+CONTEXT_RULES: list[Rule] = [
+    (("secret",), _AWS_SECRET, _group_value("aws_secret_key")),
+    (("hooks.slack.com",), _SLACK_WEBHOOK, _group_value("slack_webhook")),
     (("bearer",), _BEARER, _bearer),
     (("authorization",), _AUTH_HEADER, _auth_header),
-    (("://",), _URL_CREDS, _group("url_password")),
+    (("://",), _URL_CREDS, _group_value("url_password")),
+    (("://",), _URL_KEY_USER, _url_key_user),
     (("=",), _ENV_LINE, _env_line),
     (("=", ":"), _ASSIGN, _assignment),
     (("-pass", "-token", "-api", "-secret", "-client", "-auth", "-access"), _CLI_FLAG, _cli_flag),
     (("-u", "--user"), _CURL_USER, _curl_user),
+    (("mysql", "mariadb", "sshpass", "login", "upload"), _CLI_P, _cli_p),
+    (("pass", "pw", "secret", "key", "token", "cred"), _PROSE, _prose),
 ]
 
 
-def _value_start(m: re.Match[str]) -> int:
+def value_start(m: re.Match[str]) -> int:
+    """Where a rejected match's value starts: the next scan resumes there."""
     names = m.re.groupindex
     for name in ("v", "eq", "dq", "sq", "bare"):
         if name in names and m.start(name) >= 0:
             return m.start(name)
     return m.end()
-
-
-def find_secrets(text: str) -> list[Span]:
-    """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
-
-    Overlapping findings are merged into one span (never leak a tail); the
-    earliest-starting finding names it, ties going to the more specific rule.
-    """
-    if not text:
-        return []
-    low = text.lower()
-    found: list[tuple[int, int, int, str]] = []
-    for priority, (needles, pattern, handler) in enumerate(_RULES):
-        if not any(n in low for n in needles):
-            continue
-        pos = 0
-        while True:
-            m = pattern.search(text, pos)
-            if m is None:
-                break
-            span = handler(m, text)
-            if span is not None and span[2] > span[1]:
-                found.append((span[1], priority, span[2], span[0]))
-                pos = m.end()
-            else:
-                # Rejected ("password= password: x"): rescan from the value, which
-                # may itself start the real finding.
-                pos = max(m.start() + 1, _value_start(m))
-    found.sort()
-    merged: list[list] = []
-    for start, _priority, end, kind in found:
-        if merged and start < merged[-1][2]:
-            merged[-1][2] = max(merged[-1][2], end)
-        else:
-            merged.append([kind, start, end])
-    return [(k, s, e) for k, s, e in merged]
-
-
-def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    spans = find_secrets(text)
-    if not spans:
-        return text
-    out: list[str] = []
-    pos = 0
-    for kind, start, end in spans:
-        out.append(text[pos:start])
-        out.append(marker(kind))
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)

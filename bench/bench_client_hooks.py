@@ -1,0 +1,290 @@
+"""Hook latency as Claude Code itself measures it, memdown vs a no-op floor plugin.
+
+    python bench/bench_client_hooks.py [--sessions 6] [--claude PATH] [--venv PATH]
+
+Runs repeated real `claude -p` sessions (the pinned CLI, see tests/e2e) against a
+local fake Messages API and reads the client's own per-hook timings from
+`--debug-file` ("Hooks: X [...] finished with status 0 (NNNms)"). Each session:
+SessionStart, one prompt (UserPromptSubmit), a Skill call (PreToolUse, matcher
+"Skill"), Stop and SessionEnd. Sessions alternate between
+
+  memdown  this checkout installed the way a plugin user gets it: a regular
+           (non-editable) venv at ${CLAUDE_PLUGIN_DATA}/venv, made once with pip
+           under bench/.work/client-hooks/ (or --venv), a month of daily logs;
+  floor    a plugin with the same hooks whose command is a shell script that
+           prints {} (and a same-named forked skill).
+
+The client logs no duration for SessionEnd (2.1.328 writes only "completed with
+status"); its figure is the time from the previous debug line to the hook's
+first output line, an upper bound. Detached workers started by Stop/SessionEnd
+are waited for between sessions so they do not load the next one.
+
+Also printed: shell-level costs outside the client (the shim's lookup with a
+memdown that is a no-op shell script, the venv interpreter with and without
+site, `memdown hook` through the shim) and the load average.
+Goals (issue #8, client-seen medians): UserPromptSubmit <= 40 ms, Stop <= 60 ms,
+SessionStart <= 120 ms, SessionEnd well inside 1.5 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+from tests.e2e.fake_api import FakeMessagesAPI, Reply, Request  # noqa: E402
+
+WORK = HERE / ".work" / "client-hooks"
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
+GOALS = {"UserPromptSubmit": 40, "Stop": 60, "SessionStart": 120}
+FINISHED = re.compile(r"Hooks: (?P<event>[A-Za-z]+)(?::\S+)? \[(?P<cmd>[^\]]*)\].* finished with status (?P<st>-?\d+) \((?P<ms>\d+)ms\)")
+COMPLETED = re.compile(r"\] (?P<event>[A-Za-z]+)(?::\S+)? \[(?P<cmd>[^\]]*)\] completed with status (?P<st>-?\d+)")
+STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z")
+
+
+def find_claude(explicit: str | None) -> str:
+    for candidate in (explicit, os.environ.get("MEMDOWN_E2E_CLAUDE"),
+                      str(REPO / ".e2e" / "claude-code" / "node_modules" / ".bin" / "claude"), shutil.which("claude")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    sys.exit("no Claude Code CLI: pass --claude, set MEMDOWN_E2E_CLAUDE, or run .ci/run")
+
+
+def plugin_venv(explicit: str | None) -> Path:
+    venv = Path(explicit) if explicit else WORK / "venv"
+    pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
+    if (venv / "bin" / "memdown").exists():
+        if not explicit:  # this checkout's code, not whatever was installed last time
+            subprocess.run([*pip, "--no-deps", "--force-reinstall", str(REPO)], check=True)
+        return venv
+    print(f"building a plugin-style venv at {venv} (pip install {REPO}, once) ...", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    subprocess.run([*pip, str(REPO)], check=True)
+    return venv
+
+
+def floor_plugin(root: Path) -> Path:
+    (root / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "floor", "version": "0.0.0"}))
+    hooks = root / "hooks"
+    hooks.mkdir(exist_ok=True)
+    noop = hooks / "noop"
+    noop.write_text("#!/bin/sh\nprintf '{}\\n'\n")
+    noop.chmod(0o755)
+    command = '"${CLAUDE_PLUGIN_ROOT}/hooks/noop"'
+    config = {event: [{**({"matcher": "Skill"} if event == "PreToolUse" else {}),
+                       "hooks": [{"type": "command", "command": command, "timeout": 10}]}] for event in EVENTS}
+    (hooks / "hooks.json").write_text(json.dumps({"hooks": config}))
+    skill = root / "skills" / "memory-recall"
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text("---\nname: memory-recall\ndescription: floor twin of memdown's recall skill\n"
+                                    "context: fork\n---\n\n# Recall from memdown memory\n\n$ARGUMENTS\n")
+    return root
+
+
+def month_of_memory(project: Path) -> None:
+    memory = project / ".memdown" / "memory"
+    memory.mkdir(parents=True, exist_ok=True)
+    for day in range(1, 31):
+        entries = "".join(
+            f"### {9 + h:02d}:15\n<!-- session:s{day} turn:t{day}-{h} transcript:~/.claude/projects/p/s{day}.jsonl -->\n"
+            f"- Fixed the order totals rounding in `billing/money.py` (round {h})\n"
+            f"- Switched to Decimal.quantize(ROUND_HALF_UP) after tax; tests green\n\n" for h in range(4))
+        (memory / f"2026-10-{day:02d}.md").write_text(f"# 2026-10-{day:02d}\n\n## Session 09:15\n\n{entries}")
+
+
+def responder(skill: str):
+    def answer(req: Request) -> Reply:
+        if "haiku" in req.model:
+            return Reply.text("- Looked at the rounding code\n- Nothing changed")
+        if "# Recall from memdown memory" in req.all_text():
+            return Reply.text("No earlier record (benchmark).")
+        if req.last_tool_result() is None:
+            return Reply.tool("Skill", {"skill": skill, "args": "rounding bug"})
+        return Reply.text("Done.")
+    return answer
+
+
+def session_end_estimate(text: str, marker: str) -> float | None:
+    """(first output line of the SessionEnd hook) - (the debug line just before it started)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        c = COMPLETED.search(line)
+        if not (c and c["event"] == "SessionEnd" and marker in c["cmd"]):
+            continue
+        j = i
+        while j > 0 and "Checking first line for async" not in lines[j]:
+            j -= 1
+        k = j - 1
+        while k > 0 and ("Hooks:" in lines[k] or not STAMP.match(lines[k])):
+            k -= 1
+        out, before = STAMP.match(lines[j]), STAMP.match(lines[k])
+        if out and before:
+            return (datetime.fromisoformat(out[1]) - datetime.fromisoformat(before[1])).total_seconds() * 1000
+    return None
+
+
+def client_timings(text: str, marker: str) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        m = FINISHED.search(line)
+        if m and marker in m["cmd"] and m["event"] in EVENTS and m["event"] not in found and m["st"] == "0":
+            found[m["event"]] = float(m["ms"])
+    end = session_end_estimate(text, marker)
+    if end is not None:
+        found["SessionEnd"] = end
+    return found
+
+
+def wait_for_jobs(project: Path, timeout: float = 180) -> None:
+    jobs = project / ".memdown" / "state" / "jobs"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and jobs.is_dir() and any(jobs.glob("*.json")):
+        time.sleep(0.2)
+
+
+def run_session(cli: str, plugin: Path, marker: str, skill: str, tmp: Path, venv: Path | None) -> dict[str, float]:
+    home = tmp / "home"
+    config = home / ".claude"
+    if venv is not None:  # the plugin's data folder for a --plugin-dir plugin, holding the installed venv
+        data = config / "plugins" / "data" / "memdown-inline"
+        data.mkdir(parents=True, exist_ok=True)
+        if not (data / "venv").exists():
+            (data / "venv").symlink_to(venv)
+    project = tmp / "project"
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    if not (bin_dir / "claude").exists():
+        (bin_dir / "claude").symlink_to(cli)
+    debug = tmp / f"debug-{uuid.uuid4().hex[:8]}.log"
+    with FakeMessagesAPI(responder(skill)) as api:
+        env = {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
+               "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-bench",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "MEMDOWN_HOME": str(home / "memdown-home"),
+               "MEMDOWN_WATCH_ENABLED": "0", "LANCEDB_LOG": "error", "LANG": "C.UTF-8"}
+        subprocess.run([str(bin_dir / "claude"), "-p", "--plugin-dir", str(plugin), "--debug-file", str(debug),
+                        "--", "Why did the order totals rounding break again?"],
+                       cwd=project, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        wait_for_jobs(project)
+    return client_timings(debug.read_text(errors="replace"), marker)
+
+
+def shell_costs(venv: Path, runs: int) -> dict[str, tuple[float, float]]:
+    """Outside the client: where the milliseconds of one memdown hook call go."""
+    def median_ms(cmd: list[str], env: dict[str, str], stdin: bytes = b"{}") -> tuple[float, float]:
+        """(wall, CPU user+sys of the child and its children): CPU barely moves with the load."""
+        wall, cpu = [], []
+        for _ in range(runs):
+            started = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, env=env)
+            try:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+            except BrokenPipeError:  # e.g. `python -c pass` never reads its stdin
+                pass
+            _, _, usage = os.wait4(proc.pid, 0)
+            proc.returncode = 0
+            wall.append(1000 * (time.perf_counter() - started))
+            cpu.append(1000 * (usage.ru_utime + usage.ru_stime))
+        return statistics.median(wall), statistics.median(cpu)
+
+    tmp = Path(tempfile.mkdtemp(prefix="memdown-shellcost-"))
+    stub_data = tmp / "data"
+    (stub_data / "venv" / "bin").mkdir(parents=True)
+    stub = stub_data / "venv" / "bin" / "memdown"
+    stub.write_text("#!/bin/sh\nprintf '{}\\n'\n")
+    stub.chmod(0o755)
+    (stub_data / "venv" / "bin" / "python").symlink_to("/bin/sh")
+    base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp), "CLAUDE_PLUGIN_ROOT": str(REPO)}
+    python = str(venv / "bin" / "python")
+    shim = str(REPO / "hooks" / "memdown-hook")
+    real = {**base, "CLAUDE_PLUGIN_DATA": str(tmp / "real"), "MEMDOWN_DIR": str(tmp / "none")}
+    (tmp / "real").mkdir()
+    (tmp / "real" / "venv").symlink_to(venv)
+    out = {
+        "sh: printf {} (the floor's hook)": median_ms(["/bin/sh", "-c", "printf '{}\\n'"], base),
+        "shim lookup + a no-op memdown": median_ms([shim, "Stop"], {**base, "CLAUDE_PLUGIN_DATA": str(stub_data)}),
+        "venv python -c pass": median_ms([python, "-c", "pass"], base),
+        "venv python -S -c pass": median_ms([python, "-S", "-c", "pass"], base),
+        "venv python -I -S -c pass": median_ms([python, "-I", "-S", "-c", "pass"], base),
+        "console script: memdown hook Stop (no memory root)": median_ms([str(venv / "bin" / "memdown"), "hook", "Stop"], real),
+        "shim: memdown hook Stop (no memory root)": median_ms([shim, "Stop"], real),
+    }
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=6, help="sessions per plugin")
+    parser.add_argument("--claude", help="the Claude Code CLI (default: $MEMDOWN_E2E_CLAUDE or .e2e/claude-code)")
+    parser.add_argument("--venv", help="an existing non-editable memdown venv to use as the plugin's venv")
+    parser.add_argument("--shell-runs", type=int, default=20)
+    args = parser.parse_args()
+    cli = find_claude(args.claude)
+    venv = plugin_venv(args.venv)
+    version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.strip()
+    WORK.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="memdown-clientbench-"))
+    floor = floor_plugin(scratch / "floor-plugin")
+    results: dict[str, dict[str, list[float]]] = {"memdown": {}, "floor": {}}
+    loads = [os.getloadavg()[0]]
+    for name, plugin, marker, skill, plugin_venv_dir in (
+        ("memdown", REPO, "memdown-hook", "memdown:memory-recall", venv),
+        ("floor", floor, "/hooks/noop", "floor:memory-recall", None),
+    ):
+        tmp = scratch / name
+        (tmp / "project" / ".git").mkdir(parents=True)
+        month_of_memory(tmp / "project")
+        # one warm-up session (first start of the CLI and of the venv's files), not counted
+        run_session(cli, plugin, marker, skill, tmp, plugin_venv_dir)
+    for i in range(args.sessions):
+        for name, plugin, marker, skill, plugin_venv_dir in (
+            ("memdown", REPO, "memdown-hook", "memdown:memory-recall", venv),
+            ("floor", floor, "/hooks/noop", "floor:memory-recall", None),
+        ):
+            timings = run_session(cli, plugin, marker, skill, scratch / name, plugin_venv_dir)
+            for event, ms in timings.items():
+                results[name].setdefault(event, []).append(ms)
+        loads.append(os.getloadavg()[0])
+        print(f"  session {i + 1}/{args.sessions} done (load {loads[-1]:.2f})", flush=True)
+    (WORK / "results.json").write_text(json.dumps({"version": version, "sessions": results}, indent=1))
+    print(f"\nclient-measured hook time, median of {args.sessions} sessions ({version}, --debug-file)")
+    print(f"{'hook':18} {'memdown ms':>11} {'floor ms':>9} {'goal':>8}  n")
+    for event in EVENTS:
+        mem, flo = results["memdown"].get(event, []), results["floor"].get(event, [])
+        med = statistics.median(mem) if mem else float("nan")
+        goal = GOALS.get(event)
+        goal_text = f"<= {goal}" if goal else ("< 1500" if event == "SessionEnd" else "")
+        verdict = "" if not goal or not mem else ("  met" if med <= goal else "  MISSED")
+        if event == "SessionEnd" and mem:
+            verdict = "  met" if med < 1500 else "  MISSED"
+        print(f"{event + ('*' if event == 'SessionEnd' else ''):18} {med:11.0f} "
+              f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
+    print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
+    shell = shell_costs(venv, args.shell_runs)
+    loads.append(os.getloadavg()[0])
+    shutil.rmtree(scratch, ignore_errors=True)
+
+    print(f"\nshell-level costs outside the client, median of {args.shell_runs} (wall / CPU user+sys)")
+    for label, (wall, cpu) in shell.items():
+        print(f"  {label:55} {wall:7.1f} ms  {cpu:6.1f} ms CPU")
+    print(f"\nload average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f} "
+          f"(cores: {os.cpu_count()})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""Secret redaction for everything memdown writes.
+
+``redact(text)`` replaces secrets with ``[REDACTED:<kind>]`` markers;
+``should_skip(text)`` says a text opted out of memory (``<memdown:skip>``).
+Detectors, strongest first:
+
+- ``patterns``: provider token formats (prefix and shape) and blocks (PEM and
+  PuTTY keys, ``<private>…</private>``), replaced whole;
+- ``context``: values after a key or flag (``password=…``, ``.env`` lines,
+  ``mysql -p…``, ``docker login -p …``, ``user:pass@`` URLs, auth headers,
+  "the password is …"), only the value replaced;
+- ``multiline``: a value on the line after its key, a token wrapped across lines;
+- ``entropy``: unlabelled random-looking tokens (and hex next to a credential word);
+- ``maintained``: Yelp's detect-secrets vendor plugins, in processes that ask
+  for them with ``enable_maintained_detectors()`` (the detached worker, which
+  redacts whole turns and the transcript archive). Off by default: its import
+  costs ~0.3 s, too much for a hook, and paid on a first ``redact`` under a
+  file lock it held the lock long enough for other writers to time out. The
+  other four layers alone hold the whole labelled corpus.
+
+Overlapping findings merge into one span (never leak a tail). Idempotent: no
+rule matches a marker, so ``redact(redact(x)) == redact(x)``. Linear time:
+each pattern starts at a boundary its own class cannot cross, and unbounded
+scans (PEM, ``<private>``) resume after their match.
+"""
+from __future__ import annotations
+
+import re
+
+from . import maintained
+from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
+from .entropy import ENTROPY_RULES
+from .multiline import NEXT_LINE_RULES, find_wrapped
+from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
+
+__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact",
+           "enable_maintained_detectors"]
+
+SKIP_MARKER = "<memdown:skip>"
+_SKIP_RE = re.compile(re.escape(SKIP_MARKER), re.IGNORECASE)
+
+_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + ENTROPY_RULES
+_JOINED_RULES: list[Rule] = TOKEN_RULES
+_use_maintained = False
+
+
+def marker(kind: str) -> str:
+    return f"{MARKER_PREFIX}{kind}]"
+
+
+def should_skip(text: str) -> bool:
+    """True when ``text`` carries the opt-out marker: record nothing."""
+    return bool(text) and _SKIP_RE.search(text) is not None
+
+
+def enable_maintained_detectors(enabled: bool = True) -> bool:
+    """Add detect-secrets to this process's redaction, loading it now (never lazily
+    under a lock). Returns whether it is available."""
+    global _use_maintained
+    _use_maintained = enabled and maintained.available()
+    return _use_maintained
+
+
+def _scan(text: str, rules: list[Rule]) -> list[tuple[int, int, int, str]]:
+    low = text.lower()
+    found: list[tuple[int, int, int, str]] = []
+    for priority, (needles, pattern, handler) in enumerate(rules):
+        if needles and not any(n in low for n in needles):
+            continue
+        pos = 0
+        while True:
+            m = pattern.search(text, pos)
+            if m is None:
+                break
+            span = handler(m, text)
+            if span is not None and span[2] > span[1]:
+                found.append((span[1], priority, span[2], span[0]))
+                pos = m.end()
+            else:
+                # Rejected ("password= password: x"): rescan from the value, which
+                # may itself start the real finding.
+                pos = max(m.start() + 1, value_start(m))
+    return found
+
+
+def _token_spans(text: str) -> list[Span]:
+    return [(kind, start, end) for start, _p, end, kind in _scan(text, _JOINED_RULES)]
+
+
+def find_secrets(text: str) -> list[Span]:
+    """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
+
+    The earliest-starting finding of our own rules names a merged span, ties
+    going to the more specific rule; detect-secrets names only what it alone found.
+    """
+    if not text:
+        return []
+    found = _scan(text, _RULES)
+    extra = find_wrapped(text, _token_spans)
+    if _use_maintained:
+        extra += maintained.find(text)
+    found += [(start, len(_RULES), end, kind) for kind, start, end in extra]
+    found.sort()
+    maintained_priority = len(_RULES)
+    merged: list[list] = []  # [kind, start, end, named by the maintained layer]
+    for start, priority, end, kind in found:
+        ours = priority < maintained_priority
+        if merged and start < merged[-1][2]:
+            last = merged[-1]
+            last[2] = max(last[2], end)
+            if ours and last[3]:
+                last[0], last[3] = kind, False  # our kinds say more (slack_webhook, not ds_slack_token)
+        else:
+            merged.append([kind, start, end, not ours])
+    return [(k, s, e) for k, s, e, _m in merged]
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for kind, start, end in spans:
+        out.append(text[pos:start])
+        out.append(marker(kind))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

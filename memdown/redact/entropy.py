@@ -1,0 +1,105 @@
+"""Unlabelled credentials: random-looking tokens with no telling prefix or key.
+
+A base64 or alphanumeric token counts when it is long (>= 20), mixes upper
+case, lower case and digits, and its Shannon entropy is near what random
+text of that length has. Hex only counts next to a credential word on the
+same line and away from hash words: a bare 40-hex string is far more often a
+git SHA than a key. Excluded on purpose: data-URI images and other blobs,
+lockfile/registry digests (``sha512-…``, ``sha256:…``, ``sha256=…``), and
+the object ids that transcripts are full of (``toolu_…``, ``msg_…``).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from .patterns import Rule, Span
+
+_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~])[A-Za-z0-9][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
+_HEX = re.compile(r"(?<![A-Za-z0-9_\-])(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})(?![A-Za-z0-9_\-])")
+_ID_PREFIX = re.compile(r"^(?:[a-z]{2,12}_|chatcmpl-|sha\d*-|md5-)")
+_DIGEST_BEFORE = re.compile(r"(?i:sha\d*|md5|blake2b?|base64|integrity|hash|digest|checksum)[\-:=,]\s*$")
+_CREDENTIAL_WORD = re.compile(r"(?i:auth|key|token|secret|pass|pwd|cred|log ?in|sign ?in|api|bearer)")
+_HASH_WORD = re.compile(
+    r"(?i:sha|hash|digest|checksum|commit|md5|integrity|etag|fingerprint|revision|\brev\b|object|blob|tree|"
+    r"\bhead\b|merge|uuid|\bgit\b|cherry|build id|trace|span|request)"
+)
+_WORD = re.compile(r"[a-z]{5,}|[A-Z][a-z]{3,}|[A-Z]{5,}")
+_ID_KEY_BEFORE = re.compile(
+    r"(?i:id|uuid|sha\d*|hash|digest|path|file|name|url|etag|version|ref|node|checksum)[\"']?[ \t]*[:=][ \t]*[\"']?$"
+)
+_MARKER = re.compile(r"\[REDACTED:[^\]]*\]")
+MAX_BLOB = 300  # longer runs are data (images, archives), not credentials
+
+
+def shannon(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def random_looking(token: str) -> bool:
+    core = token.rstrip("=")
+    n = len(core)
+    if n < 20 or n > MAX_BLOB:
+        return False
+    digits = sum(c.isdigit() for c in core)
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    if not (digits and upper and lower):
+        return False
+    if sum(len(w) for w in _WORD.findall(core)) / n >= 0.35:
+        return False  # paths and names: memdown/models/all-MiniLM-L6-v2/NOTICE
+    # Random text of n characters from ~64 symbols has entropy close to log2(n).
+    return shannon(core) >= min(4.3, math.log2(n) - 0.6)
+
+
+def _line_around(text: str, start: int, end: int) -> tuple[str, str]:
+    lo = text.rfind("\n", max(0, start - 120), start) + 1 or max(0, start - 120)
+    hi = text.find("\n", end, end + 80)
+    return text[lo:start], text[end:hi if hi >= 0 else end + 80]
+
+
+def _token(m: re.Match[str], text: str) -> Span | None:
+    token = m.group()
+    if _ID_PREFIX.match(token) or not random_looking(token):
+        return None
+    before, _after = _line_around(text, m.start(), m.end())
+    if _DIGEST_BEFORE.search(before[-30:]) or _ID_KEY_BEFORE.search(before[-40:]):
+        return None
+    return ("high_entropy", m.start(), m.end())
+
+
+def _hex(m: re.Match[str], text: str) -> Span | None:
+    token = m.group()
+    if not (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)):
+        return None
+    before, after = _line_around(text, m.start(), m.end())
+    near = _MARKER.sub("", before[-80:] + " " + after[:40])  # "[REDACTED:api_key]" is no cue: stay idempotent
+    if _DIGEST_BEFORE.search(before[-30:]) or _HASH_WORD.search(near):
+        return None
+    if not _CREDENTIAL_WORD.search(near):
+        return None
+    return ("hex_secret", m.start(), m.end())
+
+
+# Text cut to a length (``one_line(x, 200)`` adds "…") can end in half a token
+# that no full-token rule matches any more; a token-like tail before the
+# ellipsis is dropped when it mixes letters and digits and is not words.
+_TRUNCATED = re.compile(r"(?<![A-Za-z0-9_\-+/=:])[A-Za-z0-9_\-+/=:]{12,}(?=…)")
+
+
+def _truncated(m: re.Match[str], text: str) -> Span | None:
+    tail = m.group()
+    if not (any(c.isdigit() for c in tail) and any(c.isalpha() for c in tail)):
+        return None
+    if sum(len(w) for w in _WORD.findall(tail)) / len(tail) >= 0.35:
+        return None
+    return ("truncated", m.start(), m.end())
+
+
+ENTROPY_RULES: list[Rule] = [
+    ((), _TOKEN, _token),
+    ((), _HEX, _hex),
+    (("…",), _TRUNCATED, _truncated),
+]

@@ -1,0 +1,117 @@
+"""Recall in the real client: Skill → forked subagent → memdown search, expand, transcript.
+
+No permission rule is written anywhere: the plugin's PreToolUse hook allows
+memdown's own read-only recall skill, the skill's ``allowed-tools`` let its
+``memdown`` Bash calls run, and ``memdown`` itself is the plugin's ``bin/memdown``.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import pytest
+
+from .conftest import RECALL_SKILL, RecallScript, Reply, Request, World, json_from, wait_for_workers, wait_until
+
+pytestmark = pytest.mark.e2e
+
+DECISION = "Keep the retry budget at 3 attempts because the upstream API rate-limits bursts"
+QUESTION = "What did we decide last week about the retry budget?"
+
+
+def _bash(command: str) -> Reply:
+    return Reply.tool("Bash", {"command": command, "description": "memdown recall step"})
+
+
+class Script(RecallScript):
+    """The fork runs search → expand → transcript, one step per model call."""
+
+    skill_args = "retry budget decision"
+    first_prompts = {"retry budget should": f"Agreed. Decision: {DECISION}."}
+
+    def fork(self, req: Request) -> Reply:
+        results = req.tool_results()
+        step = len(results)
+        if step:
+            self.fork_results.append(results[-1])
+        if step == 0:
+            command = 'memdown search "retry budget" --json -k 5'
+        elif step == 1:
+            hits = json_from(results[0]) or []
+            if not hits:
+                return Reply.text(f"RECALL FAILED: search gave {results[0][:500]}")
+            command = f"memdown expand {hits[0]['id']}"
+        elif step == 2:
+            anchor = re.search(r"session:(\S+) turn:(\S+)", results[1])
+            if not anchor:
+                return Reply.text(f"RECALL FAILED: no anchor in {results[1][:500]}")
+            command = f"memdown transcript {anchor[1]} --turn {shlex.quote(anchor[2])} --context 1"
+        else:
+            quoted = "retry budget at 3 attempts" in results[2] and "rate-limits bursts" in results[2]
+            return Reply.text(f"RECALLED: {DECISION} (transcript confirms: {quoted})")
+        self.fork_commands.append(command)
+        return _bash(command)
+
+
+def _record_decision(world: World) -> str:
+    first = world.claude("What retry budget should the upload client use? Decide and record it.")
+    assert first.proc.returncode == 0, first.proc.stderr
+    wait_for_workers(world, timeout=150)  # SessionEnd's job also builds the index (real fastembed)
+    wait_until(lambda: (world.memory / "index").is_dir(), 30, "the index")
+    return first.session_id
+
+
+def test_recall_runs_all_three_layers_in_the_same_turn(make_world) -> None:
+    script = Script()
+    world = make_world(script).with_memdown_on_path().init_memory()
+    _record_decision(world)
+
+    run = world.claude(QUESTION)
+    assert run.proc.returncode == 0, run.proc.stderr
+    print(f"\n[e2e] forked recall agent commands: {script.fork_commands}")
+    expands = [c for c in script.fork_commands if c.startswith("memdown expand")]
+    print(f"[e2e] expand calls made by the forked agent: {len(expands)}")
+
+    # The Skill ran without any permission rule: memdown's PreToolUse hook allowed it.
+    pre = run.hooks("PreToolUse")
+    assert pre and all(h.status == 0 and h.matcher == "Skill" for h in pre), run.debug_log[-2000:]
+    assert "allow rule" not in run.out
+    # The forked agent ran search → expand → transcript; each command succeeded.
+    assert [c.split()[1] for c in script.fork_commands] == ["search", "expand", "transcript"]
+    assert len(expands) == 1
+    search_hits = json_from(script.fork_results[0])
+    assert search_hits and DECISION.split(" because")[0][:20] in json.dumps(search_hits) or "retry" in json.dumps(search_hits)
+    assert "session:" in script.fork_results[1]
+    assert "rate-limits bursts" in script.fork_results[2]
+    for result in script.fork_results:
+        assert "not found" not in result and "Exit code 127" not in result, result
+    # The fork's answer reached the main agent as the Skill's result, in the same turn.
+    assert len(script.main_results) == 1
+    assert f'Skill "{RECALL_SKILL}" completed (forked execution)' in script.main_results[0]
+    assert "RECALLED: " + DECISION in script.main_results[0]
+    assert "transcript confirms: True" in script.main_results[0]
+    assert "MAIN AGENT ANSWER" in run.out and "RECALLED:" in run.out
+
+
+def test_without_memdown_hooks_recall_is_denied_in_print_mode(make_world) -> None:
+    """The defect the PreToolUse hook fixes: `claude -p` refuses the Skill without a rule."""
+    script = Script()
+    world = make_world(script).with_memdown_on_path().init_memory()
+    run = world.claude(QUESTION, MEMDOWN_DISABLE="1")
+    assert run.proc.returncode == 0, run.proc.stderr
+    assert not script.fork_commands
+    assert script.main_results and "Skill(memdown:memory-recall)" in script.main_results[0]
+
+
+def test_a_user_deny_rule_still_wins_over_the_hook(make_world) -> None:
+    """The hook's allow skips the prompt only; the user's deny rule for the skill still holds."""
+    script = Script()
+    world = make_world(script).with_memdown_on_path().init_memory()
+    settings = world.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"permissions": {"deny": [f"Skill({RECALL_SKILL})"]}}))
+    run = world.claude(QUESTION)
+    assert run.proc.returncode == 0, run.proc.stderr
+    assert not script.fork_commands, "the skill ran despite the deny rule"
+    assert script.main_results and "completed (forked execution)" not in script.main_results[0]
