@@ -71,8 +71,16 @@ def transcripts(with_real: bool, only: str = "") -> list[tuple[str, Path]]:
     return found
 
 
+# The captured memory is rebuilt when its inputs or the code that writes it change.
+CAPTURE_CODE = ("services/capture.py", "services/summarize.py", "store/daily.py", "store/anchors.py", "redact.py",
+                "transcript/parser.py", "transcript/render.py")
+
+
 def _stamp(items: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
+    for rel in CAPTURE_CODE:
+        code = REPO / "memdown" / rel
+        digest.update(code.read_bytes() if code.is_file() else rel.encode())
     for name, path in items:
         digest.update(f"{name}\0{path.stat().st_size}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
     return digest.hexdigest()[:16]
@@ -285,11 +293,15 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
             windows = index.windows(q["question"], FETCH)
             ranked[q["id"]] = (windows, [len(w.text) for w in windows])
         results["bm25 sections"] = evaluate_ranked(questions, ranked)
+    in_memory: set[str] = set()
+    for day in sorted((mem.root / "memory").glob("*.md")):
+        in_memory |= covered_turns(day.read_text(encoding="utf-8", errors="replace"))
+    unreachable = sorted(q["id"] for q in questions if not any(g["turn"] in in_memory for g in q["gold"]))
     types: dict[str, int] = {}
     for q in questions:
         types[q["type"]] = types.get(q["type"], 0) + 1
     return {"split": split, "questions": len(questions), "types": types, "memory": captured,
-            "real_transcripts": with_real, "results": results, "median_search_ms": latency,
+            "real_transcripts": with_real, "unreachable": unreachable, "results": results, "median_search_ms": latency,
             "build_seconds": build_s, "seconds": time.perf_counter() - started}
 
 
@@ -298,6 +310,8 @@ def print_table(report: dict, by_type: bool, misses: bool = False) -> None:
           f"({', '.join(f'{k} {v}' for k, v in sorted(report['types'].items()))}); "
           f"memory: {report['memory']['sessions']} sessions, {report['memory']['turns']} turns; "
           f"real transcripts {'included' if report['real_transcripts'] else 'ABSENT (synthetic only)'}")
+    if report["unreachable"]:
+        print(f"gold turns not in memory at all (capture dropped them): {', '.join(report['unreachable'])}")
     print(f"{'system':14} {'row':18} {'recall':>7} {'chars':>7} {'turns':>6}")
     for system, rows in report["results"].items():
         for row, cell in rows.items():
