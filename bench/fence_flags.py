@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "attack"))
 
-from corpus import HOSTILE, MARKERS  # noqa: E402
+from attack_corpus import HOSTILE, MARKERS  # noqa: E402
 
 from memdown.fence import flags  # noqa: E402
 from memdown.transcript.parser import parse_transcript  # noqa: E402

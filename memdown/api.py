@@ -19,7 +19,7 @@ from .config import Config, load_config
 from .errors import IndexUnavailableError, LockTimeoutError, MemdownError
 from .fsutil import file_lock
 from .index.embedder import Embedder, embedder_from_config
-from .index.table import ChunkTable
+from .index.table import ChunkTable, damage_reason
 from .services.expand import Expansion, expand_row, find_row
 from .services.indexing import (
     IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity,
@@ -54,7 +54,8 @@ class Memory:
             from .index.cache import CachedEmbedder, EmbeddingCache
 
             inner = self._embedder_inner or embedder_from_config(self.config)
-            self._cached = CachedEmbedder(inner, EmbeddingCache(paths.embedding_cache_file()))
+            cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
+            self._cached = CachedEmbedder(inner, cache)
         return self._cached
 
     def share_embedder(self, other: "Memory") -> None:
@@ -133,9 +134,12 @@ class Memory:
         except MemdownError:
             raise
         except (RuntimeError, OSError, ValueError) as exc:
-            self.notices.append(f"index damaged ({type(exc).__name__}); rebuilt from markdown")
+            self.notices.append(f"index damaged ({damage_reason(exc)}); rebuilt from markdown")
             self.index(rebuild=True)
+        try:
             return action()
+        except (RuntimeError, OSError, ValueError) as exc:
+            raise IndexUnavailableError(f"index unreadable after a rebuild ({damage_reason(exc)})") from None
 
     def _options(self, **kw: Any) -> SearchOptions:
         return SearchOptions(

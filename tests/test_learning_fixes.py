@@ -33,6 +33,8 @@ def test_record_failure_is_redacted_and_respects_the_toggle(memory_root, monkeyp
 
 def test_lookup_finds_a_reflexion_fix(memory_root):
     memory_root.mkdir(parents=True)
+    (memory_root / "state").mkdir()
+    (memory_root / "state" / "writer-id").write_text("K3F9\n")  # this clone's tag in the new ids
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -c 'select 1'"}, error=PG_ERROR) is None
     reflexion.add(memory_root, reflexion.Reflexion(
         id="", title="", tool="Bash", mistake="ran psql before the database container was up",
@@ -41,13 +43,13 @@ def test_lookup_finds_a_reflexion_fix(memory_root):
         rule="start the db first", fix="Bash `docker compose up -d db` then retry"), day="2026-11-20")
     note = lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -d app -c 'select 2'"}, error=PG_ERROR)
     assert note is not None and len(note) <= 1500
-    assert "RFX-20261120-0001" in note and "docker compose up -d db" in note
+    assert "RFX-20261120-K3F9-0001" in note and "docker compose up -d db" in note
     # another tool, or an unrelated error, gets nothing
     assert lookup_fix(memory_root, tool_name="Read", tool_input={}, error=PG_ERROR) is None
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="npm ERR! missing script: lint") is None
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="Exit code 1") is None
     # a deprecated entry is history, never suggested
-    reflexion.set_status(memory_root, "RFX-20261120-0001", "deprecated")
+    reflexion.set_status(memory_root, "RFX-20261120-K3F9-0001", "deprecated")
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql"}, error=PG_ERROR) is None
 
 

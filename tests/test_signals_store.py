@@ -16,20 +16,26 @@ def _sig(text: str, kind: str = "correction", **kw) -> Signal:
     return Signal(kind, text, 2, session="s1", turn="t-" + text[:4], transcript="~/.claude/projects/p/s1.jsonl", **kw)
 
 
+def _writer(root, tag: str = "K3F9") -> None:
+    (root / "state").mkdir(parents=True, exist_ok=True)
+    (root / "state" / "writer-id").write_text(tag + "\n")
+
+
 def test_append_assigns_stable_ids_and_round_trips(memory_root):
+    _writer(memory_root)
     written = store.append(memory_root, [_sig("no, use pnpm"), _sig("always run make lint", "convention")], now=NOW)
-    assert [s.id for s in written] == ["SIG-20261122-0001", "SIG-20261122-0002"]
+    assert [s.id for s in written] == ["SIG-20261122-K3F9-0001", "SIG-20261122-K3F9-0002"]
     more = store.append(memory_root, [_sig("stop using var", tags=["var"])], now=NOW)
-    assert more[0].id == "SIG-20261122-0003"
+    assert more[0].id == "SIG-20261122-K3F9-0003"
     path = memory_root / "signals" / "2026-11-22.md"
     text = path.read_text()
     assert text.startswith("# Signals 2026-11-22")
     assert "<!-- session:s1 turn:t-no,%20 transcript:~/.claude/projects/p/s1.jsonl -->" in text  # spaces escaped
     loaded = store.load(memory_root)
     assert [(s.id, s.type, s.confidence, s.status, s.text) for s in loaded] == [
-        ("SIG-20261122-0001", "correction", 2, "captured", "no, use pnpm"),
-        ("SIG-20261122-0002", "convention", 2, "captured", "always run make lint"),
-        ("SIG-20261122-0003", "correction", 2, "captured", "stop using var"),
+        ("SIG-20261122-K3F9-0001", "correction", 2, "captured", "no, use pnpm"),
+        ("SIG-20261122-K3F9-0002", "convention", 2, "captured", "always run make lint"),
+        ("SIG-20261122-K3F9-0003", "correction", 2, "captured", "stop using var"),
     ]
     assert loaded[2].tags == ["var"] and loaded[0].session == "s1" and loaded[0].turn == "t-no, "
     assert loaded[0].transcript == "~/.claude/projects/p/s1.jsonl"
@@ -65,11 +71,12 @@ def test_hand_edits_are_respected(memory_root):
 
 
 def test_ids_survive_a_lost_counter_and_hand_added_entries(memory_root):
+    _writer(memory_root)
     store.append(memory_root, [_sig("a one"), _sig("b two")], now=NOW)
     (memory_root / "state" / "signal-seq.json").unlink()
     path = memory_root / "signals" / "2026-11-22.md"
-    path.write_text(path.read_text() + "## SIG-20261122-0007 · correction\n- type: correction\n\n> by hand\n")
-    assert store.append(memory_root, [_sig("c three")], now=NOW)[0].id == "SIG-20261122-0008"
+    path.write_text(path.read_text() + "## SIG-20261122-K3F9-0007 · correction\n- type: correction\n\n> by hand\n")
+    assert store.append(memory_root, [_sig("c three")], now=NOW)[0].id == "SIG-20261122-K3F9-0008"
 
 
 def test_concurrent_appends_from_processes_get_unique_ids(memory_root, tmp_path):
@@ -101,3 +108,19 @@ def test_entries_sections_and_fields():
     parsed, _ = entries.parse(text, 3)
     assert parsed[0].fields == {"sources": "SIG-1, SIG-2"}
     assert text.index("## Pending") < text.index("IMP-20261122-0001") < text.index("## Applied")
+
+
+def test_ids_name_their_writer_and_old_ids_keep_working(memory_root, tmp_path):
+    """Two clones writing the same day make different ids; ids written before the tag still resolve."""
+    other = tmp_path / "other" / ".memdown"
+    first = store.append(memory_root, [_sig("use uv")], now=NOW)[0].id
+    second = store.append(other, [_sig("use uv")], now=NOW)[0].id
+    assert first != second
+    assert entries.ID_RE.match(first) and first.startswith("SIG-20261122-") and len(first.split("-")) == 4
+    assert entries.writer_id(memory_root) == first.split("-")[2]  # stable for the clone
+    path = memory_root / "signals" / "2026-11-22.md"
+    path.write_text(path.read_text() + "\n## SIG-20261122-0001 · correction\n- type: correction\n\n> written by 0.1\n")
+    assert store.get(memory_root, "sig-20261122-0001").text == "written by 0.1"
+    assert store.get(memory_root, first.lower()).text == "use uv"
+    assert store.update(memory_root, {"SIG-20261122-0001": {"status": "dismissed"}}) == ["SIG-20261122-0001"]
+    assert store.get(memory_root, first).status == "captured"

@@ -105,11 +105,23 @@ def register(cli: click.Group) -> None:
         from ..store.layout import init_layout
 
         root = resolve_root(memory_dir)
-        created = init_layout(root)
+        created = init_layout(root, register_driver=True)
         click.echo(f"memory root: {root}")
         for item in created:
             click.echo(f"  created {item}")
         click.echo("Write markdown under memory/, then run `memdown index`.")
+
+    @cli.command("merge-file")
+    @click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    def merge_file(base: Path, ours: Path, theirs: Path) -> None:
+        """Git merge driver (set up by `memdown init`): merge memory files entry by entry into OURS."""
+        from ..services.merge import merge_files
+
+        if not merge_files(base, ours, theirs):
+            click.echo(f"memdown: an entry was changed on both sides; marked in {ours}", err=True)
+            click.get_current_context().exit(1)
 
     @cli.command()
     @click.argument("targets", nargs=-1, type=click.Path(path_type=Path))
@@ -126,6 +138,8 @@ def register(cli: click.Group) -> None:
             report = mem.index(list(targets) if targets else None, rebuild=rebuild, progress=progress)
         finally:
             progress.close()
+            for note in mem.notices:
+                click.echo(f"memdown: {note}", err=True)
         if as_json:
             print_json(report.to_dict())
         else:

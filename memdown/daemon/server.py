@@ -304,6 +304,8 @@ class Daemon:
                     notices = list(self.mem.notices)
                     self.mem.notices.clear()
                     self._meta_sig = self._read_meta_sig()
+                    for note in notices:  # e.g. a damaged index rebuilt while answering
+                        self.log.warning("%s: %s", op, note)
         except MemdownError as exc:
             self.counters["errors"] += 1
             self.log.info("%s failed: %s", op, exc.one_line())
@@ -328,7 +330,7 @@ class Daemon:
     def _refresh_reader(self) -> None:
         """Re-open the table if another process rewrote the index since we last looked."""
         sig = self._read_meta_sig()
-        if sig != self._meta_sig:
+        if sig != self._meta_sig or self.mem.table.rolled_back():
             self.mem.invalidate_index()  # Memory.ensure_index re-opens (and checks the count)
 
     def status_info(self) -> dict[str, Any]:
@@ -379,6 +381,8 @@ class Daemon:
                     next_reconcile = now + self.reconcile_seconds
                     if changed_sources(self.root):
                         self.queue.add(None, full=True, reason="periodic check found changes")
+                    elif now >= self._backoff_until:
+                        self._check_health()
                     continue
                 waits = [next_reconcile - now, 1.0]
                 if due is not None:
@@ -391,6 +395,34 @@ class Daemon:
             except Exception:
                 self.log.exception("index worker error")
                 time.sleep(1.0)
+
+    def _check_health(self) -> None:
+        """Catch damage that gives no error (a rolled-back manifest) or none until read.
+
+        Opens the table with its count and version checks and reads every id;
+        damage queues a full pass, which rebuilds from the markdown.
+        """
+        from ..index.table import ChunkTable
+
+        table = ChunkTable(paths.index_dir(self.root))
+        try:
+            with self.lock:
+                if self.writing:
+                    return
+                if self.mem.embedder.cache is not None:
+                    self.mem.embedder.cache.revalidate()
+                    for note in self.mem.notices:
+                        self.log.warning("%s", note)
+                    self.mem.notices.clear()
+                if not table.exists():
+                    raise IndexUnavailableError("the index is missing")
+                table.open()
+                table.probe()
+        except IndexUnavailableError as exc:
+            self.log.warning("index damaged (%s); rebuilding from the markdown", exc.one_line())
+            self.mem.invalidate_index()
+            self._needs_rebuild = True  # a full pass finds no changed markdown: rebuild outright
+            self.queue.add(None, full=True, reason="index damaged")
 
     def _warm_up(self) -> None:
         """Load lancedb, the table and the model once, so the first search is warm."""
@@ -430,15 +462,18 @@ class Daemon:
         except NotInitializedError:
             self._root_gone()
         except (LockTimeoutError, ModelUnavailableError, IndexUnavailableError) as exc:
-            self._retry_later(changed, full, exc)
+            self._retry_later(changed, full, exc, quiet=True)
         except Exception as exc:
-            self.log.exception("indexing failed")
             self._retry_later(changed, full, exc, rebuild=True)
         finally:
             self.queue.done()
 
-    def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False) -> None:
-        self.last_error = f"index: {type(exc).__name__}: {exc}"[:300]
+    def _retry_later(self, changed: list[Path], full: bool, exc: BaseException, *, rebuild: bool = False,
+                     quiet: bool = False) -> None:
+        detail = exc.one_line() if isinstance(exc, MemdownError) else f"{type(exc).__name__}: {exc}"
+        self.last_error = f"index: {detail}"[:300]
+        if not quiet:
+            self.log.exception("indexing failed")  # a bug: keep the traceback in the daemon's log
         self.log.warning("indexing failed (%s); retrying in %.0fs", self.last_error, self._backoff)
         if rebuild:
             self._needs_rebuild = True
@@ -453,7 +488,7 @@ class Daemon:
         """Index ``targets`` (None: a full pass) in batches, each under the query lock."""
         if self._needs_rebuild:
             self._needs_rebuild = False
-            self.log.warning("rebuilding the index after a write error")
+            self.log.warning("rebuilding the index from the markdown (damaged, or a write failed)")
             self._write(None, rebuild=True)
             return
         if targets is None:
@@ -483,6 +518,9 @@ class Daemon:
             finally:
                 self.writing = False
                 self._meta_sig = self._read_meta_sig()
+                for note in self.mem.notices:  # e.g. a damaged embedding cache started afresh
+                    self.log.warning("%s", note)
+                self.mem.notices.clear()
         self.counters["index_passes"] += 1
         self.counters["files_indexed"] += report.files_indexed
         self.counters["files_removed"] += report.files_removed
@@ -501,6 +539,8 @@ class Daemon:
             report.chunks_added, report.chunks_removed, report.chunks_total,
             f"; rebuilt ({report.rebuild_reason})" if report.rebuilt else "",
         )
+        if report.rebuilt and batch is not None:  # not asked for: the index was damaged or incompatible
+            self.log.warning("index rebuilt from the markdown (%s)", report.rebuild_reason)
         for warning in report.warnings:
             self.log.warning("%s", warning)
         for skipped in report.skipped:

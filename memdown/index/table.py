@@ -2,8 +2,12 @@
 
 Sidecars in the index folder: ``meta.json`` (model id, dimension, schema
 version) and ``files.json`` (per source: size, mtime, sha256, chunk count).
-The chunk counts let ``open`` notice a silently rolled-back table (a deleted
-newest manifest opens an older version without any error).
+The chunk counts and the table version recorded in ``meta.json`` let ``open``
+notice a silently rolled-back table (a deleted newest manifest opens an older
+version without any error). Sidecars that are not what they must be (``[]``,
+garbage, wrong types) make the index unavailable, which callers heal by
+rebuilding from the markdown; LanceDB's own errors are turned into one clean
+line by :func:`damage_reason` (no Rust paths reach the user).
 """
 from __future__ import annotations
 
@@ -37,6 +41,25 @@ def _lancedb():
     import lancedb
 
     return lancedb
+
+
+def damage_reason(exc: BaseException) -> str:
+    """One clean line for an error raised by LanceDB on damaged files (LanceDB has no classes of its own)."""
+    text = str(exc)
+    lowered = text.lower()
+    if isinstance(exc, (NotADirectoryError, IsADirectoryError)):
+        return "a file is where a folder should be"
+    if "was not found" in lowered and "table" in lowered:
+        return "the table's version history is missing"
+    if "not found" in lowered or isinstance(exc, FileNotFoundError):
+        return "a table file is missing"
+    if any(word in lowered for word in ("fill whole buffer", "eof", "truncat", "out of range", "too small")):
+        return "a table file is truncated"
+    if any(word in lowered for word in ("corrupt", "invalid", "decode", "protobuf", "utf-8", "checksum")):
+        return "a table file holds garbage"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return f"unreadable table files ({type(exc).__name__})"
 
 
 def sql_literal(value: str) -> str:
@@ -80,6 +103,45 @@ class IndexMeta:
     created: float = field(default_factory=time.time)
     last_indexed: float = 0.0
     merges_since_optimize: int = 0
+    table_version: int = 0  # LanceDB version after our last write; lower on open = rolled back
+    # Size and mtime of every data and index file at ``table_version``. Lance never
+    # rewrites these files, so at that version any difference is damage.
+    table_files: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: object) -> "IndexMeta":
+        if not isinstance(data, dict):
+            raise TypeError("meta.json is not an object")
+        meta = cls(**data)
+        if not isinstance(meta.model_id, str) or not isinstance(meta.dim, int) or meta.dim <= 0:
+            raise TypeError("meta.json has wrong types")
+        for name in ("schema_version", "merges_since_optimize", "table_version"):
+            if not isinstance(getattr(meta, name), int):
+                raise TypeError(f"meta.json: {name} is not a number")
+        if not isinstance(meta.fts_config, str):
+            raise TypeError("meta.json: fts_config is not text")
+        if not isinstance(meta.table_files, dict) or not all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(n, int) for n in v) for v in meta.table_files.values()
+        ):
+            raise TypeError("meta.json: table_files has wrong types")
+        return meta
+
+
+def _file_records(data: object) -> dict[str, FileRecord]:
+    """``files.json`` checked field by field: anything else is damage."""
+    if not isinstance(data, dict):
+        raise TypeError("files.json is not an object")
+    records: dict[str, FileRecord] = {}
+    for source, rec in data.items():
+        if not isinstance(rec, dict) or set(rec) != {"size", "mtime_ns", "sha256", "chunks"}:
+            raise TypeError("files.json holds a malformed record")
+        ints = (rec["size"], rec["mtime_ns"], rec["chunks"])
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) or rec["chunks"] < 0:
+            raise TypeError("files.json holds a malformed record")
+        if not isinstance(rec["sha256"], str):
+            raise TypeError("files.json holds a malformed record")
+        records[source] = FileRecord(**rec)
+    return records
 
 
 class ChunkTable:
@@ -103,15 +165,19 @@ class ChunkTable:
 
     def _load_sidecars(self) -> None:
         try:
-            meta = json.loads(self.meta_path.read_text())
-            self.meta = IndexMeta(**meta)
+            self.meta = IndexMeta.from_json(json.loads(self.meta_path.read_text()))
             files = json.loads(self.files_path.read_text()) if self.files_path.exists() else {}
-            self.files = {src: FileRecord(**rec) for src, rec in files.items()}
-        except (OSError, ValueError, TypeError) as exc:
+            self.files = _file_records(files)
+        except TypeError as exc:
+            raise IndexUnavailableError(f"index metadata damaged ({exc})") from None
+        except (OSError, ValueError) as exc:
             raise IndexUnavailableError(f"index metadata unreadable ({type(exc).__name__})") from None
 
     def save_sidecars(self) -> None:
         assert self.meta is not None
+        if self._table is not None:
+            self.meta.table_version = int(self._table.version)
+            self.meta.table_files = self._table_files()
         atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}),
                           mode=PRIVATE_FILE_MODE)
         atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
@@ -131,18 +197,65 @@ class ChunkTable:
             self._db = _lancedb().connect(self.dir, read_consistency_interval=timedelta(0))
             self._table = self._db.open_table(TABLE_NAME)
             rows = self._table.count_rows()
-        except Exception as exc:
-            raise IndexUnavailableError(f"index is corrupted ({type(exc).__name__}: {str(exc)[:120]})") from None
+            version = int(self._table.version)
+        except Exception as exc:  # LanceDB has no exception classes of its own
+            self._table = None
+            raise IndexUnavailableError(f"index is corrupted ({damage_reason(exc)})") from None
         expected = sum(r.chunks for r in self.files.values())
+        if verify_count and version < self.meta.table_version:
+            raise IndexUnavailableError(
+                f"index rolled back to an older version ({version} < {self.meta.table_version}; a manifest is missing)"
+            )
         if verify_count and rows != expected:
             raise IndexUnavailableError(
                 f"index holds {rows} chunks but the markdown produced {expected} (damaged or rolled back)"
             )
+        if verify_count and version == self.meta.table_version and self.meta.table_files:
+            now = self._table_files()
+            changed = [name for name, sig in self.meta.table_files.items() if now.get(name) != sig]
+            if changed:
+                raise IndexUnavailableError(
+                    f"index is corrupted ({len(changed)} table file(s) changed or deleted since they were written)"
+                )
+
+    def _table_files(self) -> dict[str, list[int]]:
+        """(size, mtime) of the table's data and index files, by path inside the table folder."""
+        base = self.dir / f"{TABLE_NAME}.lance"
+        found: dict[str, list[int]] = {}
+        for sub in ("data", "_indices"):
+            for dirpath, _dirs, names in os.walk(base / sub):
+                for name in names:
+                    path = os.path.join(dirpath, name)
+                    try:
+                        st = os.stat(path)
+                    except OSError:
+                        continue
+                    found[os.path.relpath(path, base)] = [st.st_size, st.st_mtime_ns]
+        return found
+
+    def rolled_back(self) -> bool:
+        """The open table is older than our last write recorded (a long-lived reader's cheap check)."""
+        if self._table is None or self.meta is None:
+            return False
+        try:
+            return int(self._table.version) < self.meta.table_version
+        except Exception:  # LanceDB has no exception classes of its own
+            return True
+
+    def probe(self) -> None:
+        """Read every row's id (cheap: one small column); damaged data files fail here."""
+        try:
+            for _batch in self.table.search().select(["id"]).limit(None).to_batches(65536):
+                pass
+        except Exception as exc:  # LanceDB has no exception classes of its own
+            raise IndexUnavailableError(f"index is corrupted ({damage_reason(exc)})") from None
 
     def create(self, model_id: str, dim: int, fts_config: str) -> None:
         """Start a fresh, empty index (removing whatever was there)."""
         lancedb = _lancedb()
-        if self.dir.exists():
+        if self.dir.is_symlink() or (self.dir.exists() and not self.dir.is_dir()):
+            self.dir.unlink()  # a stray file where the index folder belongs (the index is ours to replace)
+        elif self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
         self._db = lancedb.connect(self.dir, read_consistency_interval=timedelta(0))

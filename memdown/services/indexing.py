@@ -21,7 +21,7 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.table import ChunkTable, FileRecord
+from ..index.table import ChunkTable, FileRecord, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files
@@ -29,6 +29,8 @@ from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_BATCH = 128  # texts per progress step; the model batches inside
+# What LanceDB raises on damaged files (it has no exception classes of its own).
+_LANCE_ERRORS = (RuntimeError, OSError, ValueError)
 
 
 @dataclass
@@ -95,17 +97,24 @@ class Indexer:
                 elif self.table.meta.fts_config != index_identity(self.embedder, self.config):
                     reason = "chunking or full-text settings changed"
                 else:
+                    self.table.probe()  # a deleted or truncated data file fails here, not mid-write
                     return False
             except IndexUnavailableError as exc:
                 reason = str(exc)
         else:
             reason = "rebuild requested"
+        self._recreate(report, reason)
+        return True
+
+    def _recreate(self, report: IndexReport | None, reason: str) -> None:
         if report is not None:
             report.rebuilt = True
             report.rebuild_reason = reason
         dim = self.embedder.dim or len(self.embedder.embed_query("dimension probe"))
-        self.table.create(self.embedder.model_id, dim, index_identity(self.embedder, self.config))
-        return True
+        try:
+            self.table.create(self.embedder.model_id, dim, index_identity(self.embedder, self.config))
+        except _LANCE_ERRORS as exc:
+            raise IndexUnavailableError(f"cannot create the index ({damage_reason(exc)})") from None
 
     # --- the pass ---------------------------------------------------------
     def run(
@@ -121,19 +130,35 @@ class Indexer:
         embedded_before = self.embedder.embedded
         with file_lock(paths.lock_file(self.root, "index"), timeout=120):
             fresh = self.open_table(report, rebuild=rebuild)
-            explicit = targets is not None and not fresh
-            files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
-            pending = self._collect(files, report, explicit=explicit, fresh=fresh)
-            if not explicit:
-                self._remove_deleted({source_of(self.root, f) for f in files}, report)
-            self._embed(pending, progress)
-            self._write(pending, report, bulk=fresh)
-            self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
-            self.table.save_sidecars()
+            try:
+                self._pass(targets, report, fresh=fresh, progress=progress)
+            except _LANCE_ERRORS as exc:
+                if fresh:
+                    raise IndexUnavailableError(f"cannot write the index ({damage_reason(exc)})") from None
+                # Damage found while updating (a data file gone or truncated): the
+                # markdown is intact, so start over from it in this same run.
+                report = IndexReport()
+                self._recreate(report, f"index is corrupted ({damage_reason(exc)})")
+                try:
+                    self._pass(None, report, fresh=True, progress=progress)
+                except _LANCE_ERRORS as again:
+                    raise IndexUnavailableError(f"cannot write the index ({damage_reason(again)})") from None
         report.embedded = self.embedder.embedded - embedded_before
         report.chunks_total = sum(r.chunks for r in self.table.files.values())
         report.seconds = round(time.perf_counter() - started, 3)
         return report
+
+    def _pass(self, targets: Iterable[Path] | None, report: IndexReport, *, fresh: bool,
+              progress: ProgressCallback | None) -> None:
+        explicit = targets is not None and not fresh
+        files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
+        pending = self._collect(files, report, explicit=explicit, fresh=fresh)
+        if not explicit:
+            self._remove_deleted({source_of(self.root, f) for f in files}, report)
+        self._embed(pending, progress)
+        self._write(pending, report, bulk=fresh)
+        self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
+        self.table.save_sidecars()
 
     def _resolve_targets(self, targets: Iterable[Path]) -> list[Path]:
         files: list[Path] = []
@@ -297,6 +322,8 @@ def changed_sources(root: Path) -> bool:
         files = json.loads(table.files_path.read_text())
     except (OSError, ValueError):
         return True
+    if not isinstance(files, dict) or not all(isinstance(rec, dict) for rec in files.values()):
+        return True  # damaged: opening the index finds out and rebuilds
     seen = 0
     for path in [*iter_markdown_files(root), *note_files(root)]:
         seen += 1
@@ -307,6 +334,6 @@ def changed_sources(root: Path) -> bool:
             st = path.stat()
         except OSError:
             return True
-        if st.st_size != rec["size"] or st.st_mtime_ns != rec["mtime_ns"]:
+        if st.st_size != rec.get("size") or st.st_mtime_ns != rec.get("mtime_ns"):
             return True
     return seen != len(files)

@@ -11,7 +11,12 @@ The markdown is the truth and is only ever read. Checked:
   this count and the per-file comparison notice);
 - the embedding model and chunking settings the index was built with;
 - unreadable index files (a full scan of every column, plus a full-text
-  probe: a deleted or truncated data file fails here).
+  probe: a deleted or truncated data file fails here), rows whose text
+  differs from the markdown's chunk with the same id, and vectors that
+  cannot be right (not finite, or unlike the embedding cache's vector
+  for the same text): random bytes in a data file may be
+  read back without any error, so only this comparison notices;
+- the embedding cache (an SQLite integrity check; it is only a cache).
 
 Repair rebuilds the whole index when it is missing, unreadable or built with
 another model or settings, and otherwise re-indexes only the affected files
@@ -28,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
-from ..index.table import ChunkTable, FileRecord
+from ..index.table import ChunkTable, FileRecord, damage_reason
 from ..store.chunker import chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
@@ -40,7 +45,7 @@ if TYPE_CHECKING:
 
 # Row fields that must match what the markdown produces now (as the indexer's _same_row).
 _ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
-               "session", "turn", "transcript")
+               "session", "turn", "transcript", "text")
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
                  "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
 
@@ -65,6 +70,8 @@ class VerifyReport:
     settings_mismatch: bool = False
     corrupted: list[str] = field(default_factory=list)
     unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
+    bad_vectors: int = 0  # rows whose vector cannot be what the model produced
+    embedding_cache: str = "ok"  # ok, or why the cache is unusable
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     capture: list[str] = field(default_factory=list)  # turns pending capture or quarantined (services.jobs)
@@ -107,14 +114,14 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
             rows[c.id] = _comparable({
                 "id": c.id, "start_line": c.start_line, "end_line": c.end_line, "section_start": c.section_start,
                 "section_end": c.section_end, "embed_hash": c.embed_hash, "session": c.session, "turn": c.turn,
-                "transcript": c.transcript,
+                "transcript": c.transcript, "text": c.text,
             })
         expected[source] = _Expected(path, hashlib.sha256(mfile.raw_bytes).hexdigest(), rows)
         report.chunks_expected += len(rows)
     return expected
 
 
-def _scan_table(table: ChunkTable, report: VerifyReport) -> dict[str, dict[str, tuple]] | None:
+def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[str, dict[str, tuple]] | None:
     """Every row, read column by column (damaged files fail here); None if unreadable."""
     by_source: dict[str, dict[str, tuple]] = {}
     seen = 0
@@ -122,6 +129,7 @@ def _scan_table(table: ChunkTable, report: VerifyReport) -> dict[str, dict[str, 
         reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(4096)
         for batch in reader:
             data = batch.to_pydict()
+            report.bad_vectors += _implausible_vectors(batch, data["embed_hash"], cached)
             for i in range(batch.num_rows):
                 row = {name: data[name][i] for name in _ROW_FIELDS}
                 rows = by_source.setdefault(data["source"][i], {})
@@ -132,13 +140,44 @@ def _scan_table(table: ChunkTable, report: VerifyReport) -> dict[str, dict[str, 
         counted = table.count()
         if counted != seen:
             report.corrupted.append(f"the table counts {counted} rows but a full scan read {seen}")
+        if report.bad_vectors:
+            report.corrupted.append(f"{report.bad_vectors} row(s) hold vectors that cannot be right")
         report.rows = seen
         if seen:
             table.table.search("verify", query_type="fts", fts_columns="fts_text").limit(1).to_list()
     except Exception as exc:  # LanceDB has no exception classes of its own
-        report.corrupted.append(f"index files unreadable ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})")
+        report.corrupted.append(f"index files unreadable ({damage_reason(exc)})")
         return None
     return by_source
+
+
+def _implausible_vectors(batch, hashes: list[str], cached) -> int:
+    """Rows whose vector is not as the model made it: not finite, or unlike the embedding
+    cache's vector for the same text (any model's vectors pass the first; the cache knows)."""
+    import numpy as np
+
+    column = batch.column("vector")
+    if column.null_count:
+        return column.null_count
+    dim = column.type.list_size
+    with np.errstate(all="ignore"):  # garbage bytes overflow here; they are what we look for
+        vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim).astype(np.float64)
+        norms = np.einsum("ij,ij->i", vectors, vectors)
+    bad = ~np.isfinite(norms)
+    known = cached(hashes) if cached else {}
+    for i, key in enumerate(hashes):
+        vec = known.get(key)
+        if not bad[i] and vec is not None and len(vec) == dim:
+            bad[i] = not np.allclose(vectors[i], vec, atol=1e-4)
+    return int(bad.sum())
+
+
+def _cache_lookup(mem: "Memory"):
+    """hashes -> cached vectors, through the embedding cache (None when it is unusable)."""
+    embedder = mem.embedder
+    if embedder.cache is None:
+        return None
+    return lambda hashes: embedder.cache.get_many(embedder.model_id, hashes)
 
 
 def verify(mem: "Memory") -> VerifyReport:
@@ -149,6 +188,7 @@ def verify(mem: "Memory") -> VerifyReport:
     expected = _markdown_side(mem, report)
     configured = mem.embedder.model_id  # no model load: the id is known up front
     report.model = {"configured": configured, "index": None}
+    _check_cache(mem, report)
     table = ChunkTable(paths.index_dir(mem.root))
     actual: dict[str, dict[str, tuple]] | None = None
     if not table.exists():
@@ -169,7 +209,7 @@ def verify(mem: "Memory") -> VerifyReport:
             if table.meta.fts_config != index_identity(mem.embedder, mem.config):
                 report.settings_mismatch = True
                 report.problems.append("index built with other chunking or full-text settings")
-            actual = _scan_table(table, report)
+            actual = _scan_table(table, report, None if report.embedding_cache != "ok" else _cache_lookup(mem))
         if report.corrupted:
             report.index_state = "corrupted"
             report.problems.extend(report.corrupted)
@@ -181,6 +221,14 @@ def verify(mem: "Memory") -> VerifyReport:
     report.capture = capture_status(mem.root)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _check_cache(mem: "Memory", report: VerifyReport) -> None:
+    cache = mem.embedder.cache
+    problem = cache.check() if cache is not None else None
+    if problem:
+        report.embedding_cache = problem
+        report.problems.append(f"embedding cache damaged ({problem})")
 
 
 def _compare(table: ChunkTable, expected: dict[str, _Expected], actual: dict[str, dict[str, tuple]],
@@ -226,8 +274,13 @@ def repair(mem: "Memory", report: VerifyReport | None = None) -> VerifyReport:
     if report.ok:
         return report
     actions: list[str] = []
+    if report.embedding_cache != "ok":
+        mem.embedder.cache.reset()
+        actions.append("started a new embedding cache (the damaged one was moved aside)")
     if report.needs_rebuild or report.model_mismatch or report.settings_mismatch:
         actions.append(_rebuild(mem, report.index_state))
+    elif report.index_state == "ok":
+        pass  # only the embedding cache needed fixing
     else:
         try:
             actions.append(_partial(mem, report))

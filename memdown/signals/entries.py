@@ -3,7 +3,7 @@
 An entry is a heading whose text starts with an id, then an optional session
 anchor, a bullet list of ``key: value`` fields and free markdown (the body)::
 
-    ## SIG-20261122-0001 · correction
+    ## SIG-20261122-K3F9-0001 · correction
     <!-- session:abc turn:u1 transcript:~/.claude/projects/p/abc.jsonl -->
     - type: correction
     - status: captured
@@ -13,10 +13,17 @@ anchor, a bullet list of ``key: value`` fields and free markdown (the body)::
 Structure is read with markdown-it-py token maps (never regexes); edits
 replace exact line ranges, so hand edits anywhere else survive byte for byte.
 Every value written goes through ``memdown.redact.redact``.
+
+Ids are ``PREFIX-YYYYMMDD-WRTR-NNNN``: ``WRTR`` names the clone that wrote the
+entry (random, kept in the gitignored ``state/writer-id``), so two clones
+writing on the same day never make the same id and a merged file still names
+each entry once. Ids without it (``SIG-20261122-0001``, written before) keep
+working everywhere.
 """
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +31,9 @@ from ..errors import NotFoundError
 from ..fsutil import atomic_write_text, file_lock, file_lock_for
 from .text import block_parser, one_line
 
-ID_RE = re.compile(r"^([A-Z]{3}-\d{8}-\d{4,})\b\s*(?:[·:|\u2013\u2014-]\s*)?(.*)$")
+ID_RE = re.compile(r"^([A-Z]{3}-\d{8}-(?:[A-Z0-9]{4}-)?\d{4,})\b\s*(?:[·:|\u2013\u2014-]\s*)?(.*)$")
+_WRITER_RE = re.compile(r"^[A-Z0-9]{4}$")
+_WRITER_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I: ids are read aloud and typed
 _FIELD_RE = re.compile(r"^([A-Za-z_][\w -]{0,30}?):\s*(.*)$", re.S)
 
 
@@ -300,9 +309,33 @@ def read_entries(path: Path, level: int) -> list[Entry]:
     return parse(text, level)[0]
 
 
-def next_id(prefix: str, day: str, existing: list[str]) -> str:
-    """``prefix-YYYYMMDD-NNNN`` after the highest of ``existing`` for that day."""
-    stem = f"{prefix}-{day}-"
+def writer_id(root: Path) -> str:
+    """This clone's 4-character writer tag (created once, in the gitignored state folder)."""
+    from .. import paths
+
+    path = paths.state_dir(Path(root)) / "writer-id"
+    try:
+        tag = path.read_text(encoding="utf-8").strip()
+        if _WRITER_RE.match(tag):
+            return tag
+    except (OSError, UnicodeDecodeError):
+        pass
+    tag = "".join(secrets.choice(_WRITER_ALPHABET) for _ in range(4))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(file_lock_for(path), timeout=10):
+        try:  # another process may have made it while we waited
+            existing = path.read_text(encoding="utf-8").strip()
+            if _WRITER_RE.match(existing):
+                return existing
+        except (OSError, UnicodeDecodeError):
+            pass
+        atomic_write_text(path, tag + "\n")
+    return tag
+
+
+def next_id(prefix: str, day: str, existing: list[str], writer: str = "") -> str:
+    """``prefix-YYYYMMDD-WRTR-NNNN`` after the highest of ``existing`` for that day and writer."""
+    stem = f"{prefix}-{day}-{writer}-" if writer else f"{prefix}-{day}-"
     highest = 0
     for entry_id in existing:
         if entry_id.startswith(stem):
@@ -339,7 +372,7 @@ class EntryFile:
         def change(text: str) -> tuple[str, str]:
             text = text or self.header
             ids = [e.id for e in parse(text, self.level)[0]]
-            entry_id = next_id(self.prefix, day.replace("-", ""), ids)
+            entry_id = next_id(self.prefix, day.replace("-", ""), ids, writer_id(self.path.parent))
             rendered = render_entry(self.level, entry_id, title, fields, body=body)
             if section:
                 return insert_in_section(text, section, rendered, section_level=self.level - 1,

@@ -218,12 +218,13 @@ def _allocate(root: Path, path: Path, day: str, count: int) -> tuple[list[str], 
     except (OSError, ValueError):
         seq = {}
     compact = day.replace("-", "")
+    writer = entries.writer_id(root)  # ids unique across clones
     last = seq.get(compact)
     if not isinstance(last, int) or seq.get(compact + ":size") != _size(path):
         existing = [e.id for e in entries.read_entries(path, LEVEL)]
-        first = entries.next_id("SIG", compact, existing)
+        first = entries.next_id("SIG", compact, existing, writer)
         last = max(int(first.rsplit("-", 1)[1]) - 1, last if isinstance(last, int) else 0)
-    ids = [f"SIG-{compact}-{last + k + 1:04d}" for k in range(count)]
+    ids = [f"SIG-{compact}-{writer}-{last + k + 1:04d}" for k in range(count)]
     seq[compact] = last + count
     return ids, seq, seq_path, compact
 
@@ -262,7 +263,7 @@ def append(root: Path, signals: list[Signal], *, now: dt.datetime | None = None)
 def file_for_id(root: Path, sig_id: str) -> Path | None:
     """The file holding ``sig_id``: its day's file first, then every file."""
     parts = sig_id.split("-")
-    if len(parts) == 3 and len(parts[1]) == 8:
+    if len(parts) in (3, 4) and len(parts[1]) == 8:
         guess = day_file(root, f"{parts[1][:4]}-{parts[1][4:6]}-{parts[1][6:]}")
         if any(e.id == sig_id for e in entries.read_entries(guess, LEVEL)):
             return guess

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_memdown, wait_for
-from corpus import fake_daemon
+from attack_corpus import fake_daemon
 from memdown import paths
 from memdown.daemon import lifecycle
 from memdown.daemon.client import ask_daemon

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_memdown
-from corpus import HOSTILE, HOSTILE_ANCHOR_TARGETS, HUGE, MARKERS, assert_fenced, fake_daemon
+from attack_corpus import HOSTILE, HOSTILE_ANCHOR_TARGETS, HUGE, MARKERS, assert_fenced, fake_daemon
 from memdown import fence, paths
 from memdown.learning import learnings, reflect
 from memdown.signals import store

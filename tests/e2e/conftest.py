@@ -203,6 +203,11 @@ class World:
         folder = self.memory / "memory"
         return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
 
+    def recall_text(self) -> str:
+        """Recall turns are recorded as pointers in memory/recalls/, apart from the daily log."""
+        folder = self.memory / "memory" / "recalls"
+        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
+
     def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         env = self.env()
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])

@@ -58,7 +58,6 @@ def test_compact_runs_precompact_and_sessionstart_compact(make_world) -> None:
     assert text.count("Chose SQLite for the local cache") == 1, "the turn was recorded twice (Stop + PreCompact)"
 
 
-@pytest.mark.xfail(strict=False, reason="issue #8 item 4/6: local slash commands are still recorded (branch wip/entries)")
 def test_local_slash_command_is_not_recorded(make_world) -> None:
     world = _compact_world(make_world, [])
     first = world.claude("Which store should the local cache use?")

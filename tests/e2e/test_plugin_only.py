@@ -74,5 +74,6 @@ def test_plugin_only_install_bootstraps_and_puts_memdown_on_the_bash_path(make_w
     assert '"files"' in stats or "chunks" in stats, stats
     assert script.main_results and "FORK SAW" in script.main_results[0]
     wait_for_workers(world, timeout=180)
-    text = wait_until(world.daily_text, 60, "an entry written by the venv's memdown")
+    # That session was a recall: the venv's memdown records it as a recall pointer.
+    text = wait_until(world.recall_text, 60, "a recall entry written by the venv's memdown")
     assert f"session:{second.session_id}" in text

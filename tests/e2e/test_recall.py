@@ -93,6 +93,19 @@ def test_recall_runs_all_three_layers_in_the_same_turn(make_world) -> None:
     assert "transcript confirms: True" in script.main_results[0]
     assert "MAIN AGENT ANSWER" in run.out and "RECALLED:" in run.out
 
+    # Recall hygiene: the recall turn is recorded as a pointer, never as a new fact in the daily log,
+    # and it does not outrank the decision it recalled.
+    daily_before = world.daily_text()
+    wait_for_workers(world, timeout=150)
+    pointer = wait_until(lambda: f"session:{run.session_id}" in world.recall_text() and world.recall_text(),
+                         60, "the recall pointer")
+    assert "Recall" in pointer
+    assert f"session:{run.session_id}" not in world.daily_text()
+    assert world.daily_text() == daily_before
+    found = world.memdown("search", "retry budget decision", "--json", "-k", "3")
+    assert found.returncode == 0, found.stderr
+    assert all(hit.get("kind") != "recall" for hit in json.loads(found.stdout)), found.stdout
+
 
 def test_without_memdown_hooks_recall_is_denied_in_print_mode(make_world) -> None:
     """The defect the PreToolUse hook fixes: `claude -p` refuses the Skill without a rule."""
