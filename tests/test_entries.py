@@ -114,6 +114,22 @@ def test_an_empty_last_turn_waits_and_folds_into_the_next_capture(tmp_path, memo
     assert "keep get_budget_data as is" in entries[nxt][1]  # the user's decision is not lost
 
 
+def test_an_empty_last_turn_is_written_when_the_session_ends(tmp_path, memory_root):
+    """No next turn will carry its ask: at SessionEnd (``final``) the waiting turn becomes an entry."""
+    b = TranscriptBuilder()
+    b.prompt("Keep the retry budget at three attempts for the upload client")
+    _api_error(b, "API Error: Connection error.")
+    path = b.write(tmp_path / f"{b.session_id}.jsonl")
+    waiting = record_session(memory_root, path, b.session_id, config=_config())
+    assert waiting.written == 0 and waiting.waiting == 1
+    ended = record_session(memory_root, path, b.session_id, config=_config(), final=True)
+    entries = _all_entries(memory_root)
+    assert ended.written == 1 and ended.waiting == 0 and len(entries) == 1
+    assert "retry budget at three attempts" in next(iter(entries.values()))[1]
+    again = record_session(memory_root, path, b.session_id, config=_config(), final=True)
+    assert again.written == 0 and len(_all_entries(memory_root)) == 1  # recorded once
+
+
 def test_shell_mode_and_local_commands_are_not_memories(tmp_path, memory_root):
     b = TranscriptBuilder()
     b.prompt("<bash-input>sudo ip link add br0 type bridge</bash-input>")

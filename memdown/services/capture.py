@@ -62,8 +62,11 @@ def record_session(
     config: Config | None = None,
     last_message: str | None = None,
     include_last_turn: bool = True,
+    final: bool = False,
 ) -> CaptureReport:
-    """Summarize every finished, unrecorded turn of a session into the daily log."""
+    """Summarize every finished, unrecorded turn of a session into the daily log.
+
+    ``final`` (SessionEnd): empty turns still waiting for a next turn are written too."""
     config = config or load_config(root)
     report = CaptureReport()
     init_layout(root)
@@ -84,7 +87,7 @@ def record_session(
         turns = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
             turns = turns[:-1]  # may still be in progress (auto-compaction mid-turn)
-        plan = plan_entries(turns, transcript.turns)
+        plan = plan_entries(turns, transcript.turns, final=final)
         report.client_only, report.waiting = len(plan.skipped), len(plan.pending)
         done.update(t.uuid for t in plan.skipped)
         portable = portable_path(Path(transcript_path))

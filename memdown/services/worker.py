@@ -37,7 +37,7 @@ class PermanentJobError(Exception):
     """A job that can never succeed as it is: quarantine it now."""
 
 
-def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool) -> None:
+def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, final: bool = False) -> None:
     from .capture import record_session
 
     payload = record["payload"]
@@ -54,6 +54,7 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool) -> 
         root, Path(transcript), str(payload.get("session_id") or ""),
         last_message=payload.get("last_assistant_message") if include_last_turn else None,
         include_last_turn=include_last_turn,
+        final=final,
     )
     log.info("capture %s: %s", payload.get("session_id"), report)
 
@@ -92,7 +93,7 @@ def _steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Callable[[], N
         raise PermanentJobError(f"unknown job {job!r}")
     capture_last = job != "precompact"  # auto-compaction may fire mid-turn
     steps: list[tuple[str, Callable[[], None]]] = [
-        ("capture", lambda: _capture(root, record, include_last_turn=capture_last))]
+        ("capture", lambda: _capture(root, record, include_last_turn=capture_last, final=job == "sessionend"))]
     if job in ("precompact", "sessionend"):
         steps.append(("mine", lambda: _mine(root, record)))
     if job == "sessionend":

@@ -115,10 +115,12 @@ def ended_badly(turn: Turn) -> bool:
     return turn.interrupted or bool(turn.api_errors) or not has_work(turn)
 
 
-def plan_entries(turns: list[Turn], history: list[Turn] | None = None) -> Plan:
+def plan_entries(turns: list[Turn], history: list[Turn] | None = None, *, final: bool = False) -> Plan:
     """Group ``turns`` (in order) into entries. ``history`` is every turn of the
     transcript, so a retry can find the ask it continues even when that turn
-    was recorded (or folded) by an earlier capture."""
+    was recorded (or folded) by an earlier capture. With ``final`` (the session
+    ended) empty turns still waiting become one entry of their own: no later
+    turn will carry their ask, and a memory is never dropped."""
     history = history if history is not None else turns
     position = {id(t): n for n, t in enumerate(history)}
     plan = Plan()
@@ -135,6 +137,9 @@ def plan_entries(turns: list[Turn], history: list[Turn] | None = None) -> Plan:
         if is_retry_prompt(turn.prompt):
             unit.retry_of = _previous_ask(turn, history, position)
         plan.units.append(unit)
+    if final and waiting:
+        plan.units.append(Unit(turn=waiting[-1], earlier=waiting[:-1], recall=recall_of(waiting[-1])))
+        waiting = []
     plan.pending = waiting
     return plan
 
