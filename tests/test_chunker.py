@@ -234,3 +234,13 @@ def test_anchor_helpers_round_trip():
     assert strip_anchors("a " + rendered + " b") == "a  b"
     assert parse_anchor("<!-- an ordinary comment -->") is None
     assert strip_anchors("<!-- an ordinary comment -->") == "<!-- an ordinary comment -->"
+
+
+def test_an_oversized_last_bullet_leaves_no_empty_unit():
+    """A list item's map ends with the blank line after it; cut on its own it was an empty,
+    embedded unit one line past the section (found by the conversation benchmark)."""
+    text = ("# 2026-03-14\n\n## Session 14:30\n\n### 14:35\n<!-- session:s1 turn:t1 transcript:~/x.jsonl -->\n"
+            "- Asked: short question here\n- Outcome: " + "word " * 70 + "\n\n### 14:40\n- Asked: next\n")
+    chunks = chunk_markdown("memory/2026-03-14.md", text, ChunkOptions(max_chars=250))
+    assert [c.text.split(":")[0] for c in chunks] == ["- Asked", "- Outcome", "- Asked"]
+    assert all(c.text.strip() and c.start_line <= c.section_end for c in chunks)

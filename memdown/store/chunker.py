@@ -21,7 +21,7 @@ from .kinds import kind_for
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3  # 3: no empty units from the blank tail of an oversized block
 _DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # Any HTML comment: a block made only of comments (and anchors) carries no chunk
 # text, so adding or removing one only shifts line numbers and embeds nothing.
@@ -167,7 +167,10 @@ def _group_blocks(lines: list[str], blocks: list[_Block], max_chars: int) -> lis
         if not text or not _HTML_COMMENT_RE.sub("", text).strip():
             continue
         for piece in (_split_oversized(lines, block, max_chars) if len(text) > max_chars else [block]):
-            piece_len = block_len = len(_block_text(lines, piece.start, piece.end))
+            piece_text = _block_text(lines, piece.start, piece.end)
+            if not strip_anchors(piece_text).strip():
+                continue  # e.g. the blank line a list item's map ends with, cut off on its own
+            piece_len = block_len = len(piece_text)
             if current is not None and size + block_len > max_chars:
                 groups.append(current)
                 current = None
