@@ -356,10 +356,3 @@ def summarize_unit(unit: Unit, *, use_claude: bool, model: str, timeout: float, 
                 bullets = [*bullets[: MAX_BULLETS - 1], redact("Recalled: " + ", ".join(f"`{c}`" for c in unit.recall.cited[:6]))]
             return bullets, "claude"
     return extractive_bullets(unit, cwd, last_message), "extractive"
-
-
-def summarize_turn(turn: Turn, *, use_claude: bool, model: str, timeout: float,
-                   last_message: str | None = None) -> tuple[list[str], str]:
-    """One turn on its own (see ``summarize_unit``)."""
-    return summarize_unit(Unit(turn=turn), use_claude=use_claude, model=model, timeout=timeout,
-                          last_message=last_message)
