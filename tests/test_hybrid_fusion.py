@@ -13,7 +13,6 @@ Hybrid must answer both. Making hybrid text-only or vector-only (one line in
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

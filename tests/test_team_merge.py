@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_memdown
 from memdown.services.merge import merge_texts, units
 from transcript_factory import TranscriptBuilder, hook_payload
 
