@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import IndexUnavailableError
 from ..fsutil import atomic_write_text
 from ..paths import PRIVATE_FILE_MODE
+from .records import ROW_FIELDS, FileRecord, RecordsDamaged, load_records, records_path, save_records
 
 SCHEMA_VERSION = 1
 TABLE_NAME = "chunks"
@@ -84,17 +85,6 @@ def _schema(dim: int):
 
 
 @dataclass
-class FileRecord:
-    size: int
-    mtime_ns: int
-    sha256: str
-    chunks: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"size": self.size, "mtime_ns": self.mtime_ns, "sha256": self.sha256, "chunks": self.chunks}
-
-
-@dataclass
 class IndexMeta:
     model_id: str
     dim: int
@@ -127,23 +117,6 @@ class IndexMeta:
         return meta
 
 
-def _file_records(data: object) -> dict[str, FileRecord]:
-    """``files.json`` checked field by field: anything else is damage."""
-    if not isinstance(data, dict):
-        raise TypeError("files.json is not an object")
-    records: dict[str, FileRecord] = {}
-    for source, rec in data.items():
-        if not isinstance(rec, dict) or set(rec) != {"size", "mtime_ns", "sha256", "chunks"}:
-            raise TypeError("files.json holds a malformed record")
-        ints = (rec["size"], rec["mtime_ns"], rec["chunks"])
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) or rec["chunks"] < 0:
-            raise TypeError("files.json holds a malformed record")
-        if not isinstance(rec["sha256"], str):
-            raise TypeError("files.json holds a malformed record")
-        records[source] = FileRecord(**rec)
-    return records
-
-
 class ChunkTable:
     """One memory root's index folder: the LanceDB table and its sidecars."""
 
@@ -161,14 +134,13 @@ class ChunkTable:
 
     @property
     def files_path(self) -> Path:
-        return self.dir / "files.json"
+        return records_path(self.dir)
 
     def _load_sidecars(self) -> None:
         try:
             self.meta = IndexMeta.from_json(json.loads(self.meta_path.read_text()))
-            files = json.loads(self.files_path.read_text()) if self.files_path.exists() else {}
-            self.files = _file_records(files)
-        except TypeError as exc:
+            self.files = load_records(self.dir)
+        except (TypeError, RecordsDamaged) as exc:
             raise IndexUnavailableError(f"index metadata damaged ({exc})") from None
         except (OSError, ValueError) as exc:
             raise IndexUnavailableError(f"index metadata unreadable ({type(exc).__name__})") from None
@@ -178,8 +150,7 @@ class ChunkTable:
         if self._table is not None:
             self.meta.table_version = int(self._table.version)
             self.meta.table_files = self._table_files()
-        atomic_write_text(self.files_path, json.dumps({s: r.to_json() for s, r in sorted(self.files.items())}),
-                          mode=PRIVATE_FILE_MODE)
+        save_records(self.dir, self.files)
         atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
 
     # --- lifecycle --------------------------------------------------------
@@ -289,8 +260,7 @@ class ChunkTable:
         return (
             self.table.search()
             .where(f"source = {sql_literal(source)}")
-            .select(["id", "start_line", "end_line", "section_start", "section_end", "session", "turn",
-                     "transcript", "embed_hash", "vector"])
+            .select([*ROW_FIELDS, "vector"])
             .limit(None)
             .to_list()
         )

@@ -21,10 +21,11 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.table import ChunkTable, FileRecord, damage_reason
+from ..index.records import FileRecord, chunk_key, read_records, row_key, stat_diff
+from ..index.table import ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
-from ..store.automemory import note_files
+from ..store.automemory import note_files, source_for
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
@@ -165,7 +166,7 @@ class Indexer:
         root = self.root.resolve()
         for target in targets:
             target = Path(target).resolve()
-            if not (target == root or root in target.parents):
+            if not (target == root or root in target.parents) and not _is_note(root, target):
                 raise InputFileError(f"{target} is outside the memory root {root}")
             if target.is_dir():
                 files.extend(iter_markdown_files(target) if target != root else iter_markdown_files(root))
@@ -248,7 +249,7 @@ class Indexer:
         for item in pending:
             new_ids = {c.id for c in item.chunks}
             unchanged = set(item.old_rows) == new_ids and all(
-                _same_row(item.old_rows[c.id], c) for c in item.chunks
+                row_key(item.old_rows[c.id]) == chunk_key(c) for c in item.chunks
             )
             if not unchanged:
                 self.table.replace_source(item.source, [_row(c) for c in item.chunks])
@@ -280,6 +281,15 @@ class Indexer:
         self.table.save_sidecars()
 
 
+def _is_note(root: Path, path: Path) -> bool:
+    """A note of Claude Code's auto memory for this project (indexed although outside the root)."""
+    try:
+        source_for(root, path)
+    except ValueError:
+        return False
+    return True
+
+
 def _row(chunk: Chunk) -> dict[str, Any]:
     return {
         "id": chunk.id,
@@ -301,39 +311,14 @@ def _row(chunk: Chunk) -> dict[str, Any]:
     }
 
 
-def _same_row(old: dict[str, Any], chunk: Chunk) -> bool:
-    return (
-        old.get("embed_hash") == chunk.embed_hash
-        and old.get("start_line") == chunk.start_line
-        and old.get("end_line") == chunk.end_line
-        and old.get("section_start") == chunk.section_start
-        and old.get("section_end") == chunk.section_end
-        and (old.get("session"), old.get("turn"), old.get("transcript"))
-        == (chunk.session, chunk.turn, chunk.transcript)
-    )
+def memory_files(root: Path) -> list[tuple[str, Path]]:
+    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory."""
+    return [(source_of(root, path), path) for path in [*iter_markdown_files(root), *note_files(root)]]
 
 
 def changed_sources(root: Path) -> bool:
     """Cheap check (stat only) whether any markdown differs from the index's record."""
-    table = ChunkTable(paths.index_dir(root))
-    try:
-        import json
-
-        files = json.loads(table.files_path.read_text())
-    except (OSError, ValueError):
-        return True
-    if not isinstance(files, dict) or not all(isinstance(rec, dict) for rec in files.values()):
-        return True  # damaged: opening the index finds out and rebuilds
-    seen = 0
-    for path in [*iter_markdown_files(root), *note_files(root)]:
-        seen += 1
-        rec = files.get(source_of(root, path))
-        if rec is None:
-            return True
-        try:
-            st = path.stat()
-        except OSError:
-            return True
-        if st.st_size != rec.get("size") or st.st_mtime_ns != rec.get("mtime_ns"):
-            return True
-    return seen != len(files)
+    records = read_records(paths.index_dir(root))
+    if records is None:
+        return True  # no index, or damaged: opening it finds out and rebuilds
+    return not stat_diff(records, memory_files(root)).clean

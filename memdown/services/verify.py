@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
-from ..index.table import ChunkTable, FileRecord, damage_reason
+from ..index.records import ROW_FIELDS, FileRecord, chunk_key, row_key
+from ..index.table import ChunkTable, damage_reason
 from ..store.chunker import chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
@@ -43,9 +44,6 @@ from .jobs import verify_lines as capture_status
 if TYPE_CHECKING:
     from ..api import Memory
 
-# Row fields that must match what the markdown produces now (as the indexer's _same_row).
-_ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
-               "session", "turn", "transcript", "text")
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
                  "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
 
@@ -92,10 +90,6 @@ class _Expected:
     rows: dict[str, tuple]  # id -> comparable fields
 
 
-def _comparable(row: dict[str, Any]) -> tuple:
-    return tuple(row.get(name) or (0 if name.endswith(("_line", "_start", "_end")) else "") for name in _ROW_FIELDS)
-
-
 def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
     options = chunk_options(mem.config)
     max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
@@ -109,13 +103,7 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
             report.unreadable_markdown.append({"source": source, "reason": str(exc)})
             continue
         chunks = chunk_markdown(source, mfile.text, options)
-        rows = {}
-        for c in chunks:
-            rows[c.id] = _comparable({
-                "id": c.id, "start_line": c.start_line, "end_line": c.end_line, "section_start": c.section_start,
-                "section_end": c.section_end, "embed_hash": c.embed_hash, "session": c.session, "turn": c.turn,
-                "transcript": c.transcript, "text": c.text,
-            })
+        rows = {c.id: chunk_key(c) for c in chunks}
         expected[source] = _Expected(path, hashlib.sha256(mfile.raw_bytes).hexdigest(), rows)
         report.chunks_expected += len(rows)
     return expected
@@ -131,11 +119,11 @@ def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[st
             data = batch.to_pydict()
             report.bad_vectors += _implausible_vectors(batch, data["embed_hash"], cached)
             for i in range(batch.num_rows):
-                row = {name: data[name][i] for name in _ROW_FIELDS}
+                row = {name: data[name][i] for name in ROW_FIELDS}
                 rows = by_source.setdefault(data["source"][i], {})
                 if row["id"] in rows:
                     report.duplicate_rows += 1
-                rows[row["id"]] = _comparable(row)
+                rows[row["id"]] = row_key(row)
                 seen += 1
         counted = table.count()
         if counted != seen:
