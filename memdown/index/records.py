@@ -117,7 +117,7 @@ class StatDiff:
         return not self.changed and not self.deleted
 
 
-def stat_diff(records: Mapping[str, FileRecord], files: Iterable[tuple[str, Path]]) -> StatDiff:
+def stat_diff(records: Mapping[str, FileRecord], files: Iterable[tuple[str, str | Path]]) -> StatDiff:
     """Compare ``(source, path)`` pairs (every file that should be indexed) with ``records``."""
     diff = StatDiff()
     present: set[str] = set()

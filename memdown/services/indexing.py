@@ -26,7 +26,7 @@ from ..index.table import ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files, source_for
-from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_BATCH = 128  # texts per progress step; the model batches inside
@@ -311,9 +311,16 @@ def _row(chunk: Chunk) -> dict[str, Any]:
     }
 
 
-def memory_files(root: Path) -> list[tuple[str, Path]]:
-    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory."""
-    return [(source_of(root, path), path) for path in [*iter_markdown_files(root), *note_files(root)]]
+def memory_files(root: Path) -> list[tuple[str, str | Path]]:
+    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory.
+
+    Sources come from the walk itself; only a symlinked file pays for
+    resolving (this runs before every in-process search).
+    """
+    out: list[tuple[str, str | Path]] = [
+        (source_of(root, Path(path)) if link else rel, path) for path, rel, link in walk_markdown(root)
+    ]
+    return out + [(source_of(root, path), path) for path in note_files(root)]
 
 
 def changed_sources(root: Path) -> bool:
