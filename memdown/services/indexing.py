@@ -9,6 +9,7 @@ the markdown, which indexing never modifies.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -22,7 +23,7 @@ from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
 from ..index.records import FileRecord, chunk_key, read_records, row_key, stat_diff
-from ..index.table import ChunkTable, damage_reason
+from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files, source_for
@@ -152,10 +153,13 @@ class Indexer:
     def _pass(self, targets: Iterable[Path] | None, report: IndexReport, *, fresh: bool,
               progress: ProgressCallback | None) -> None:
         explicit = targets is not None and not fresh
-        files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
+        if explicit:
+            files = [(source_of(self.root, path), path) for path in self._resolve_targets(targets)]
+        else:
+            files = memory_files(self.root)
         pending = self._collect(files, report, explicit=explicit, fresh=fresh)
         if not explicit:
-            self._remove_deleted({source_of(self.root, f) for f in files}, report)
+            self._remove_deleted({source for source, _path in files}, report)
         self._embed(pending, progress)
         self._write(pending, report, bulk=fresh)
         self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
@@ -178,23 +182,23 @@ class Indexer:
                 files.append(target)
         return files
 
-    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> list[_Pending]:
+    def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
+                 fresh: bool) -> list[_Pending]:
         pending: list[_Pending] = []
         options = chunk_options(self.config)
-        for path in files:
-            source = source_of(self.root, path)
+        for source, path in files:
             known = self.table.files.get(source)
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except FileNotFoundError:
                 if known is not None:
                     self._drop_source(source, report)
                 continue
-            if known and not fresh and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            if known and not fresh and known.same_stat(stat):
                 report.files_unchanged += 1
                 continue
             try:
-                mfile = read_memory_file(self.root, path, max_bytes=self.max_bytes)
+                mfile = read_memory_file(self.root, Path(path), max_bytes=self.max_bytes)
             except UnreadableFile as exc:
                 report.skipped.append({"source": source, "reason": str(exc)})
                 if known is not None:  # keep nothing stale for a file we can no longer read
@@ -248,11 +252,13 @@ class Indexer:
             return
         for item in pending:
             new_ids = {c.id for c in item.chunks}
-            unchanged = set(item.old_rows) == new_ids and all(
-                row_key(item.old_rows[c.id]) == chunk_key(c) for c in item.chunks
-            )
-            if not unchanged:
-                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+            kept = {c.id for c in item.chunks if c.id in item.old_rows and row_key(item.old_rows[c.id]) == chunk_key(c)}
+            drop = set(item.old_rows) - kept
+            if drop or len(kept) < len(new_ids):
+                if len(drop) > MAX_ID_FILTER:
+                    self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+                else:  # only what changed: an appended section writes just its own chunks
+                    self.table.update_source(item.source, drop, [_row(c) for c in item.chunks if c.id not in kept])
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
