@@ -83,9 +83,12 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
-        self.embedder.load()
+        if rebuild or targets is not None or not self.indexer.up_to_date():
+            self.embedder.load()  # a missing model fails here, before the index is touched
+        elif self.embedder.cache is not None:
+            self.embedder.cache.ensure_open()  # heals a damaged cache; nothing to embed, so no model load
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
-        self._table_ready = True
+        self._table_ready = self.table.is_open  # a no-op run decides without opening the table
         return report
 
     def ensure_index(self, *, refresh: bool = True) -> None:

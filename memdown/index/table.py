@@ -191,6 +191,43 @@ class ChunkTable:
                     f"index is corrupted ({len(changed)} table file(s) changed or deleted since they were written)"
                 )
 
+    @property
+    def is_open(self) -> bool:
+        return self._table is not None
+
+    def unchanged_since_write(self) -> bool:
+        """The sidecars load and the table's files are exactly as our last write left them.
+
+        Decided without importing LanceDB (seconds on a loaded machine), so a
+        no-op ``memdown index`` need not open the table: damage from a crash,
+        a sync or a person changes some file's size or mtime, or the newest
+        manifest, and then the caller opens and checks the table fully.
+        """
+        if not self.exists():
+            return False
+        try:
+            self._load_sidecars()
+        except IndexUnavailableError:
+            return False
+        meta = self.meta
+        if meta is None or meta.schema_version != SCHEMA_VERSION or not meta.table_files:
+            return False
+        return self._newest_manifest() == meta.table_version and self._table_files() == meta.table_files
+
+    def _newest_manifest(self) -> int | None:
+        """The newest version in ``_versions`` (lance's V2 names count down from 2**64-1)."""
+        try:
+            names = os.listdir(self.dir / f"{TABLE_NAME}.lance" / "_versions")
+        except OSError:
+            return None
+        versions = []
+        for name in names:
+            stem, _dot, ext = name.partition(".")
+            if ext == "manifest" and stem.isdigit():
+                number = int(stem)
+                versions.append(number if number < 1 << 63 else (1 << 64) - 1 - number)
+        return max(versions, default=None)
+
     def _table_files(self) -> dict[str, list[int]]:
         """(size, mtime) of the table's data and index files, by path inside the table folder."""
         base = self.dir / f"{TABLE_NAME}.lance"
