@@ -78,3 +78,29 @@ def test_noop_index_loads_neither_lancedb_nor_the_model(memory_root: Path, fake_
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "LANCEDB_LOG": "error"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_verify_checks_unchanged_files_by_fingerprint(memory_root: Path, fake_embedder, monkeypatch) -> None:
+    import memdown.services.verify as verify_module
+
+    (memory_root / "memory").mkdir(parents=True)
+    for n in (4, 5):
+        (memory_root / "memory" / f"2026-04-{n:02d}.md").write_text(day(n, f"alpha caches {n}", f"beta queue {n}"))
+    Memory.open(memory_root, embedder=fake_embedder).index()
+    chunked: list[str] = []
+    real_chunk = verify_module.chunk_markdown
+    monkeypatch.setattr(verify_module, "chunk_markdown",
+                        lambda source, *a, **kw: (chunked.append(source), real_chunk(source, *a, **kw))[1])
+    assert verify(Memory.open(memory_root, embedder=fake_embedder)).ok
+    assert chunked == []  # unchanged bytes: the fingerprint stands in for re-chunking
+    # A row whose text changed inside the table (the file did not) is still caught.
+    mem = Memory.open(memory_root, embedder=fake_embedder)
+    mem.table.open()
+    mem.table.table.update(where="source = 'memory/2026-04-05.md' AND text LIKE '%beta%'",
+                           values={"text": "- beta queue rotted"})
+    report = verify(Memory.open(memory_root, embedder=fake_embedder))
+    assert report.outdated == ["memory/2026-04-05.md"] and chunked == []
+    # A changed file is chunked again.
+    (memory_root / "memory" / "2026-04-04.md").write_text(day(4, "alpha caches changed"))
+    report = verify(Memory.open(memory_root, embedder=fake_embedder))
+    assert chunked == ["memory/2026-04-04.md"] and set(report.outdated) == {"memory/2026-04-04.md", "memory/2026-04-05.md"}

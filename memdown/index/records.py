@@ -1,6 +1,9 @@
 """The index's file records (``files.json``): the one reader, writer, stat diff and row comparison.
 
-One record per indexed source: size, mtime, sha256 and chunk count. The
+One record per indexed source: size, mtime, sha256, chunk count and a
+fingerprint of the rows written for it (``rows``: a digest of every row's
+comparable fields, so ``verify`` can check the table without re-chunking an
+unchanged file; records written before it existed have ``""``). The
 indexer writes them; the freshness check before a search, the watch daemon's
 full pass and ``verify`` read them, all through this module, so all of them
 agree on what a record is and on when a file or a row has changed.
@@ -12,6 +15,7 @@ the markdown (which is never touched).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -24,6 +28,7 @@ from ..paths import PRIVATE_FILE_MODE
 
 RECORDS_FILE = "files.json"
 _FIELDS = {"size", "mtime_ns", "sha256", "chunks"}
+_OPTIONAL = {"rows"}
 # What decides whether a stored row is still what the markdown produces now.
 ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
               "session", "turn", "transcript", "text")
@@ -40,9 +45,14 @@ class FileRecord:
     mtime_ns: int
     sha256: str
     chunks: int
+    rows: str = ""  # rows_digest of the rows written for this file ("" = unknown)
 
     def to_json(self) -> dict[str, Any]:
-        return {"size": self.size, "mtime_ns": self.mtime_ns, "sha256": self.sha256, "chunks": self.chunks}
+        data: dict[str, Any] = {"size": self.size, "mtime_ns": self.mtime_ns, "sha256": self.sha256,
+                                "chunks": self.chunks}
+        if self.rows:
+            data["rows"] = self.rows
+        return data
 
     def same_stat(self, st: os.stat_result) -> bool:
         """Size and mtime as recorded: the file is taken as unchanged without reading it."""
@@ -59,12 +69,12 @@ def parse_records(data: object) -> dict[str, FileRecord]:
         raise RecordsDamaged("files.json is not an object")
     records: dict[str, FileRecord] = {}
     for source, rec in data.items():
-        if not isinstance(rec, dict) or set(rec) != _FIELDS:
+        if not isinstance(rec, dict) or not _FIELDS <= set(rec) <= _FIELDS | _OPTIONAL:
             raise RecordsDamaged("files.json holds a malformed record")
         ints = (rec["size"], rec["mtime_ns"], rec["chunks"])
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) or rec["chunks"] < 0:
             raise RecordsDamaged("files.json holds a malformed record")
-        if not isinstance(rec["sha256"], str):
+        if not isinstance(rec["sha256"], str) or not isinstance(rec.get("rows", ""), str):
             raise RecordsDamaged("files.json holds a malformed record")
         records[source] = FileRecord(**rec)
     return records
@@ -144,3 +154,12 @@ def row_key(row: Mapping[str, Any]) -> tuple:
 def chunk_key(chunk: object) -> tuple:
     """The same fields for a chunk the markdown produces now (a ``store.chunker.Chunk``)."""
     return row_key({name: getattr(chunk, name) for name in ROW_FIELDS})
+
+
+def rows_digest(keys: Iterable[tuple]) -> str:
+    """One fingerprint for a file's rows: their :func:`row_key` tuples, in id order (the first field)."""
+    digest = hashlib.sha256()
+    for key in sorted(keys):
+        digest.update(repr(key).encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -22,7 +22,7 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.records import FileRecord, chunk_key, read_records, row_key, stat_diff
+from ..index.records import FileRecord, chunk_key, read_records, row_key, rows_digest, stat_diff
 from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
@@ -227,7 +227,8 @@ class Indexer:
                 continue
             chunks = chunk_markdown(source, mfile.text, options)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
-            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks))
+            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
+                                rows=rows_digest(chunk_key(c) for c in chunks))
             pending.append(_Pending(source, record, chunks, old_rows))
         return pending
 
