@@ -70,7 +70,7 @@ def _mine(root: Path, record: dict[str, Any]) -> None:
 
 
 def _sweep(root: Path) -> None:
-    from ..learning.reflector import sweep
+    from ..learning.sweep import sweep
 
     log.info("sweep: %s", sweep(root))
 
