@@ -48,7 +48,7 @@ def reflect() -> None:
 @json_option
 def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Review candidates, oldest first (duplicates and stale signals are settled on the way)."""
-    from ..learning.reflect import analyze
+    from ..learning.review import analyze
     from ..signals import store
 
     root = _root(memory_dir)
@@ -88,7 +88,7 @@ def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None,
 @json_option
 def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
     """Show a candidate (by any of its signal ids), signal, learning, improvement or reflexion entry."""
-    from ..learning.reflect import show
+    from ..learning.review import show
 
     data = show(_root(memory_dir), item_id)
     if as_json:
@@ -120,7 +120,7 @@ def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
 def promote_cmd(item_id: str, target: str | None, text: str | None, category: str | None, force: bool,
                 replace: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Approve a candidate: write it to the target (backed up, atomic) and record the learning."""
-    from ..learning.reflect import promote
+    from ..learning.review import promote
 
     result = promote(_root(memory_dir), item_id, target, text=text, category=category, force=force,
                      replace=replace)
@@ -142,7 +142,7 @@ def promote_cmd(item_id: str, target: str | None, text: str | None, category: st
 @json_option
 def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None, as_json: bool) -> None:
     """Dismiss candidates; similar signals are not proposed again."""
-    from ..learning.reflect import dismiss
+    from ..learning.review import dismiss
 
     result = dismiss(_root(memory_dir), list(item_ids), reason=reason)
     if as_json:
@@ -159,7 +159,7 @@ def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None,
 @json_option
 def undo_cmd(item_id: str, reason: str, memory_dir: Path | None, as_json: bool) -> None:
     """Revert a promotion (removed from its target with a backup, never proposed again) or reopen a signal."""
-    from ..learning.reflect import undo
+    from ..learning.review import undo
 
     result = undo(_root(memory_dir), item_id, reason=reason)
     if as_json:
@@ -175,7 +175,7 @@ def undo_cmd(item_id: str, reason: str, memory_dir: Path | None, as_json: bool) 
 @json_option
 def stats_cmd(memory_dir: Path | None, as_json: bool) -> None:
     """Signal counts and acceptance rate per signal type and pattern (meta-learning)."""
-    from ..learning.reflect import stats
+    from ..learning.review import stats
 
     data = stats(_root(memory_dir))
     if as_json:
@@ -202,7 +202,7 @@ def stats_cmd(memory_dir: Path | None, as_json: bool) -> None:
 def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir: Path | None,
               as_json: bool) -> None:
     """Fold near-duplicate signals and archive stale ones (idempotent)."""
-    from ..learning.reflector import sweep
+    from ..learning.sweep import sweep
 
     report = sweep(_root(memory_dir), do_fold=not no_fold, do_expire=not no_expire, semantic=semantic)
     if as_json:

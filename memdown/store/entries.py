@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..errors import NotFoundError
 from ..fsutil import atomic_write_text, file_lock, file_lock_for
-from .text import block_parser, one_line
+from .markdown import block_parser, one_line
 
 ID_RE = re.compile(r"^([A-Z]{3}-\d{8}-(?:[A-Z0-9]{4}-)?\d{4,})\b\s*(?:[·:|\u2013\u2014-]\s*)?(.*)$")
 _WRITER_RE = re.compile(r"^[A-Z0-9]{4}$")
