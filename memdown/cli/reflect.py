@@ -215,7 +215,7 @@ def register(cli: click.Group) -> None:
     @json_option
     def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
         """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
-        from ..signals.mining import mine_session
+        from ..services.signal_mining import mine_session
         from ..transcript.layout import first_session_id, session_stem
 
         root = resolve_root(memory_dir)
