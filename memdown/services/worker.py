@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import paths
-from ..config import load_config
+from ..config import hook_sync, load_config
 from ..errors import InputFileError, LockTimeoutError, NotFoundError
 from ..fsutil import file_lock
 from . import jobs
@@ -46,7 +46,7 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
         raise PermanentJobError("job has no transcript_path")
     if not os.path.lexists(transcript):
         raise PermanentJobError(f"transcript not found: {transcript}")
-    if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":
+    if not hook_sync():
         settle = float(record.get("created") or 0) + TRANSCRIPT_SETTLE_SECONDS - time.time()
         if settle > 0:
             time.sleep(min(settle, TRANSCRIPT_SETTLE_SECONDS))
