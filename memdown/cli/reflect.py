@@ -222,7 +222,7 @@ def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir:
 @json_option
 def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
     """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
-    from ..signals.mining import mine_session
+    from ..services.signal_mining import mine_session
     from ..transcript.layout import first_session_id, session_stem
 
     root = resolve_root(memory_dir)

@@ -60,7 +60,7 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
 
 
 def _mine(root: Path, record: dict[str, Any]) -> None:
-    from ..signals.mining import mine_session
+    from .signal_mining import mine_session
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
@@ -79,7 +79,7 @@ def _index(root: Path) -> None:
     """Refresh the index unless the watch daemon (or another writer) is at it."""
     try:
         with file_lock(paths.lock_file(root, "index-refresh"), timeout=0):
-            from ..api import Memory
+            from .memory import Memory
 
             report = Memory.open(root).index()
             log.info("indexed: %d file(s), %d embedded", report.files_indexed, report.embedded)
