@@ -48,7 +48,7 @@ from .indexing import chunk_options, index_identity, memory_files
 from .jobs import verify_lines as capture_status
 
 if TYPE_CHECKING:
-    from ..api import Memory
+    from .memory import Memory
 
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
                  "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
