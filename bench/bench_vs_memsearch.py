@@ -145,7 +145,7 @@ def hf_cache_for_packaged_model() -> Path:
 
     cache = WORK / "hf"
     repo = cache / ("models--" + HF_MODEL.replace("/", "--"))
-    snap = repo / "snapshots" / "0" * 40
+    snap = repo / "snapshots" / ("0" * 40)
     snap.mkdir(parents=True, exist_ok=True)
     (repo / "refs").mkdir(exist_ok=True)
     (repo / "refs" / "main").write_text("0" * 40)

@@ -88,6 +88,21 @@ class Memory:
         self._table_ready = True
         return report
 
+    def export_snapshot(self, dest: Path):
+        """Write a verified snapshot of the (current) index to ``dest``; see services/snapshot.py."""
+        from .services.snapshot import export_snapshot
+
+        return export_snapshot(self.root, Path(dest), self.embedder, self.config)
+
+    def import_snapshot(self, src: Path):
+        """Replace the index with the verified snapshot ``src``; ``index()`` then embeds only what differs."""
+        from .services.snapshot import import_snapshot
+
+        info = import_snapshot(self.root, Path(src), self.embedder, self.config)
+        self._indexer = None  # its table object described the replaced index
+        self._table_ready = False
+        return info
+
     def ensure_index(self, *, refresh: bool = True) -> None:
         """Open the index for reading, building or refreshing it when needed.
 
