@@ -83,6 +83,16 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
+        if not targets and not rebuild:
+            from .services.quickcheck import report_if_current
+
+            paths.require_root(self.root)
+            current = report_if_current(self.root, self.embedder.model_id, index_identity(self.embedder, self.config))
+            if current is not None:  # nothing changed: no LanceDB, no model
+                if self.embedder.cache is not None:
+                    self.embedder.cache.ensure_open()  # a damaged embedding cache is still healed and noticed
+                self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
+                return current
         self.embedder.load()
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
         self._table_ready = True

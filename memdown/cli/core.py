@@ -36,6 +36,10 @@ def _query(memory_dir: Path | None, op: str, params: dict) -> object:
     finally:
         for note in mem.notices:
             click.echo(f"memdown: {note}", err=True)
+        if mem.root.is_dir():
+            from ..daemon.client import start_for_next_query
+
+            start_for_next_query(mem.root)  # the next search in a fresh process is answered warm
 
 
 def _declared(specs: tuple[Opt, ...]):

@@ -89,3 +89,20 @@ def _notice(root: Path, message: str) -> None:
             append_unlocked(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
         except OSError:
             pass
+
+
+def start_for_next_query(root: Path) -> str:
+    """After a query answered in-process: start the root's daemon so the next CLI query is warm.
+
+    Returns ``ensure_daemon``'s word ("started", "running" or "disabled";
+    ``watch.enabled = false`` or ``MEMDOWN_WATCH_ENABLED=0`` turn it off). It
+    never waits for the daemon (loading the model there takes seconds) and
+    never raises: this query's answer is already printed.
+    """
+    try:
+        from .lifecycle import ensure_daemon
+
+        return ensure_daemon(Path(root))
+    except Exception as exc:  # a failed start must not fail the query that triggered it
+        _notice(Path(root), f"could not start the daemon after a cold query: {type(exc).__name__}: {exc}")
+        return "disabled"
