@@ -30,7 +30,7 @@ tools index the same ``memory/`` folder.
 
 Rows (medians; ratio = memdown / memsearch; lower is better for memdown):
 - ``cold search, no daemon``: a fresh process, no daemon running (memdown with
-  ``MEMDOWN_NO_AUTOSTART=1`` so it cannot start one);
+  ``MEMDOWN_WATCH_ENABLED=0`` so it cannot start one);
 - ``first search (starts daemon)``: memdown's default cold path: a fresh process
   that finds no daemon starts one and answers through it;
 - ``search, fresh process, daemon up``: what every later CLI search costs;
@@ -197,8 +197,14 @@ class Memdown:
     def search(self, query: str, *, autostart: bool) -> float:
         env = dict(self.env)
         if not autostart:
-            env["MEMDOWN_NO_AUTOSTART"] = "1"
+            env["MEMDOWN_WATCH_ENABLED"] = "0"  # no daemon answers, and none is started
         return timed(self.cmd("search", query, "-k", "10"), env)
+
+    def wait_for_daemon(self) -> None:
+        """Until the daemon a cold search started answers (so the next row does not race its start-up)."""
+        from memdown.daemon.lifecycle import wait_until_ready
+
+        wait_until_ready(self.root, timeout=120)
 
     def help(self) -> float:
         return timed([self.exe, "--help"], self.env)
@@ -308,8 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     for q in queries(args.runs):
         md.stop_daemon()
         firsts.append(md.search(q, autostart=True))
+        md.wait_for_daemon()
     rows.append(("first search (starts daemon)", firsts, ms_cold))
-    md.search("prime", autostart=True)
     rows.append(("search, fresh process, daemon up", [md.search(q, autostart=True) for q in queries(args.runs)],
                  ms_cold))
     md.stop_daemon()

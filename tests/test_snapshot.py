@@ -116,6 +116,21 @@ def _flip_data_byte(name: str, data: bytes) -> bytes:
     return data
 
 
+def _rot_a_vector(name: str, data: bytes) -> bytes:
+    """Bit rot inside a stored vector (found by its float32 bytes): LanceDB reads it back without error."""
+    if name.endswith(".lance") and "/data/" in name:
+        from array import array
+
+        for word in ("redis", "postgres"):
+            needle = array("f", FakeEmbedder().embed_query(f"{word} item3 in module3\n- decided something about {word}3")).tobytes()[:16]
+            at = data.find(needle)
+            if at >= 0:
+                break
+        at = at if at >= 0 else len(data) // 2
+        return data[:at] + array("f", [7.5, -3.25]).tobytes() + data[at + 8:]
+    return data
+
+
 def _other_manifest_model(name: str, data: bytes) -> bytes:
     if name == "snapshot.json":
         manifest = json.loads(data)
@@ -124,7 +139,7 @@ def _other_manifest_model(name: str, data: bytes) -> bytes:
     return data
 
 
-@pytest.mark.parametrize("damage", ["flipped byte", "truncated", "not a tar", "row count lie", "path escape"])
+@pytest.mark.parametrize("damage", ["flipped byte", "rotted vector", "truncated", "not a tar", "row count lie", "path escape"])
 def test_a_corrupt_snapshot_is_rejected_without_touching_the_index(team, tmp_path, damage):
     _ci, snap, _info, clone_root = team
     clone = Memory.open(clone_root, embedder=FakeEmbedder())
@@ -133,6 +148,8 @@ def test_a_corrupt_snapshot_is_rejected_without_touching_the_index(team, tmp_pat
     bad = tmp_path / "bad.snapshot"
     if damage == "flipped byte":
         _rewrite(snap, bad, _flip_data_byte)
+    elif damage == "rotted vector":
+        _rewrite(snap, bad, _rot_a_vector)
     elif damage == "truncated":
         bad.write_bytes(snap.read_bytes()[: snap.stat().st_size // 2])
     elif damage == "not a tar":
