@@ -30,8 +30,10 @@ def register(cli: click.Group) -> None:
         """Run one detached job written by a hook (internal)."""
         import logging
 
+        from ..config import load_config
         from ..services.worker import run_job_file
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-        ok = run_job_file(resolve_root(memory_dir), job_file)
+        root = resolve_root(memory_dir)
+        ok = run_job_file(root, load_config(root), job_file)
         sys.exit(0 if ok else 1)

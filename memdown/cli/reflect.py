@@ -172,7 +172,10 @@ def register(cli: click.Group) -> None:
         """Signal counts and acceptance rate per signal type and pattern (meta-learning)."""
         from ..learning.review import stats
 
-        data = stats(_root(memory_dir))
+        from ..config import load_config
+
+        root = _root(memory_dir)
+        data = stats(root, load_config(root))
         if as_json:
             print_json(data)
             return
@@ -196,9 +199,11 @@ def register(cli: click.Group) -> None:
     def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir: Path | None,
                   as_json: bool) -> None:
         """Fold near-duplicate signals and archive stale ones (idempotent)."""
+        from ..config import load_config
         from ..learning.sweep import sweep
 
-        report = sweep(_root(memory_dir), do_fold=not no_fold, do_expire=not no_expire, semantic=semantic)
+        root = _root(memory_dir)
+        report = sweep(root, config=load_config(root), do_fold=not no_fold, do_expire=not no_expire, semantic=semantic)
         if as_json:
             print_json(report)
             return
@@ -215,13 +220,14 @@ def register(cli: click.Group) -> None:
     @json_option
     def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
         """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
+        from ..config import load_config
         from ..signals.mining import mine_session
         from ..transcript.layout import first_session_id, session_stem
 
         root = resolve_root(memory_dir)
         root.mkdir(parents=True, exist_ok=True)
         session_id = session_id or first_session_id(transcript) or session_stem(transcript)
-        found = mine_session(root, transcript, session_id)
+        found = mine_session(root, transcript, session_id, config=load_config(root))
         if as_json:
             print_json([s.to_dict() for s in found])
             return
@@ -241,11 +247,11 @@ def register(cli: click.Group) -> None:
         root = resolve_root(memory_dir)
         written = None
         if state != "status":
-            written = set_value("capture.enabled", "true" if state == "on" else "false",
+            written = set_value("mining.enabled", "true" if state == "on" else "false",
                                 root=root, scope="global" if global_ else "project")
         config = load_config(root)
-        data = {"enabled": bool(config["capture.enabled"]), "semantic": bool(config["capture.semantic"]),
-                "source": config.sources.get("capture.enabled", "default"),
+        data = {"enabled": bool(config["mining.enabled"]), "semantic": bool(config["mining.semantic"]),
+                "source": config.sources.get("mining.enabled", "default"),
                 "written": str(written) if written else None}
         if as_json:
             print_json(data)
