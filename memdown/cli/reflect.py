@@ -221,7 +221,7 @@ def register(cli: click.Group) -> None:
     def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
         """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
         from ..config import load_config
-        from ..signals.mining import mine_session
+        from ..services.signal_mining import mine_session
         from ..transcript.layout import first_session_id, session_stem
 
         root = resolve_root(memory_dir)

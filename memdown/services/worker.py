@@ -61,7 +61,7 @@ def _capture(root: Path, config: Config, record: dict[str, Any], *, include_last
 
 
 def _mine(root: Path, config: Config, record: dict[str, Any]) -> None:
-    from ..signals.mining import mine_session
+    from .signal_mining import mine_session
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
@@ -80,7 +80,7 @@ def _index(root: Path, config: Config) -> None:
     """Refresh the index unless the watch daemon (or another writer) is at it."""
     try:
         with file_lock(paths.lock_file(root, "index-refresh"), timeout=0):
-            from ..api import Memory
+            from .memory import Memory
 
             report = Memory.open(root, config=config).index()
             log.info("indexed: %d file(s), %d embedded", report.files_indexed, report.embedded)
