@@ -202,7 +202,7 @@ class Memdown:
 
     def wait_for_daemon(self) -> None:
         """Until the daemon a cold search started answers (so the next row does not race its start-up)."""
-        from memdown.daemon.lifecycle import wait_until_ready
+        from memdown.live.lifecycle import wait_until_ready
 
         wait_until_ready(self.root, timeout=120)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_memdown, wait_for
-from memdown.daemon import lifecycle
+from memdown.live import lifecycle
 
 pytestmark = pytest.mark.integration
 

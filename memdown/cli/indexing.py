@@ -55,7 +55,7 @@ def index(targets: tuple[Path, ...], rebuild: bool, export_to: Path | None, impo
         raise UsageError("--import takes no TARGETS and no --rebuild/--export")
     mem = open_memory(memory_dir)
     if import_from is not None:
-        from ..daemon.lifecycle import stop
+        from ..live.lifecycle import stop
 
         stop(mem.root)  # the daemon holds the old table open; the next search starts a fresh one
         info = mem.import_snapshot(import_from)
