@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from memdown import paths
+from memdown.config import load_config
 from memdown.errors import UsageError
 from memdown.learning import improvements, learnings, ledger, meta, promote, review, mistakes
 from memdown.signals import store
@@ -165,7 +166,7 @@ def test_meta_learning_adjusts_after_enough_samples(memory_root):
     adjust = meta.adjuster(memory_root, 5)
     assert adjust("en.correction.x", "correction") == -1
     assert adjust("en.other.y", "convention") == 0
-    rows = {(r["kind"], r["name"]): r for r in review.stats(memory_root)["acceptance"]}
+    rows = {(r["kind"], r["name"]): r for r in review.stats(memory_root, load_config(memory_root))["acceptance"]}
     assert rows[("pattern", "en.correction.x")]["rate"] == 0.0 and rows[("pattern", "en.correction.x")]["adjustment"] == -1
 
 
