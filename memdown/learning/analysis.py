@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config
 from ..fsutil import file_lock
 from ..signals import store
 from ..signals.store import ACTIVE, Signal, utcnow
@@ -49,7 +49,7 @@ def day_of(now) -> str:
     return now.strftime("%Y-%m-%d")
 
 
-def analyze(root: Path, *, persist: bool = True, config=None, now=None) -> Review:
+def analyze(root: Path, *, config: Config, persist: bool = True, now=None) -> Review:
     if not persist:
         return analyze_under_lock(root, persist=False, config=config, now=now)
     with review_lock(root):
@@ -81,9 +81,8 @@ def _duplicate(sig: Signal, text: str, kind: str, ctx: dict, threshold: float) -
     return None
 
 
-def analyze_under_lock(root: Path, *, persist: bool, config=None, now=None) -> Review:
+def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -> Review:
     """The analysis; when ``persist`` is true the caller holds ``review_lock``."""
-    config = config or load_config(root)
     now = now or utcnow()
     threshold = float(config["reflect.fold_threshold"])
     review = Review()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..config import Config
 from ..errors import NotFoundError, UsageError
 from ..redact import redact
 from ..signals import store
@@ -32,7 +33,8 @@ def _already_promoted(root: Path, cand: C.Candidate) -> dict | None:
 
 
 def promote(root: Path, item_id: str, target: str | None = None, *, text: str | None = None,
-            category: str | None = None, force: bool = False, replace: bool = False, now=None) -> dict:
+            category: str | None = None, force: bool = False, replace: bool = False, config: Config,
+            now=None) -> dict:
     """Approve a candidate (any of its signal ids) or send a learning to another target."""
     now = now or utcnow()
     item_id = item_id.strip().upper()
@@ -41,7 +43,7 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
     with review_lock(root):
         if item_id.startswith("LRN-"):
             return _promote_learning(root, P.local_learning(root, item_id), target or "global", now)
-        review = analyze_under_lock(root, persist=True, now=now)
+        review = analyze_under_lock(root, persist=True, config=config, now=now)
         cand = find_candidate(review, item_id) or single_candidate(root, item_id)
         done = _already_promoted(root, cand) if cand.action == "promote" else None
         if done is not None:
@@ -134,11 +136,11 @@ def _maybe(root: Path, sig_id: str) -> Signal | None:
         return None
 
 
-def dismiss(root: Path, ids: list[str], *, reason: str = "", now=None) -> list[dict]:
+def dismiss(root: Path, ids: list[str], *, config: Config, reason: str = "", now=None) -> list[dict]:
     now = now or utcnow()
     out = []
     with review_lock(root):
-        review = analyze_under_lock(root, persist=True, now=now)
+        review = analyze_under_lock(root, persist=True, config=config, now=now)
         for item_id in (i.strip().upper() for i in ids):
             cand = find_candidate(review, item_id)
             if cand is not None and cand.action == "globalize":
@@ -185,7 +187,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
         raise UsageError(f"nothing to undo for {item_id} (status {sig.status})")
 
 
-def show(root: Path, item_id: str) -> dict:
+def show(root: Path, item_id: str, *, config: Config) -> dict:
     item_id = item_id.strip().upper()
     if item_id.startswith("LRN-"):
         return {"learning": learnings.get(root, item_id).to_dict()}
@@ -199,7 +201,7 @@ def show(root: Path, item_id: str) -> dict:
         if item is None:
             raise NotFoundError(f"no reflexion entry {item_id}")
         return {"reflexion": item.to_dict()}
-    cand = find_candidate(analyze_under_lock(root, persist=False), item_id)
+    cand = find_candidate(analyze_under_lock(root, persist=False, config=config), item_id)
     sig_ids = cand.signal_ids if cand else [item_id]
     return {"candidate": cand.to_dict() if cand else None,
             "signals": [store.get(root, s).to_dict() for s in sig_ids]}
