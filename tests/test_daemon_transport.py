@@ -3,46 +3,23 @@
 from __future__ import annotations
 
 import ast
-import json
 import logging
 import os
-import socket
 import stat
 import threading
 from pathlib import Path
 
 import pytest
 
+from daemon_wire import raw_request as ask
 from memdown.daemon import transport
-from memdown.daemon.protocol import MAX_REQUEST_BYTES
+from memdown.live.protocol import MAX_REQUEST_BYTES
 from memdown.daemon.transport import LineServer
 
 
 @pytest.fixture
 def sock_path() -> Path:
     return Path(os.environ["XDG_RUNTIME_DIR"]) / "memdown-t" / "t.sock"
-
-
-def ask(path: Path, payload: bytes, *, shutdown: bool = False, timeout: float = 10) -> dict | None:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        s.connect(str(path))
-        try:
-            s.sendall(payload)
-        except OSError:
-            pass  # the server may hang up before taking all of an oversized request
-        if shutdown:
-            s.shutdown(socket.SHUT_WR)
-        data = b""
-        while not data.endswith(b"\n"):
-            try:
-                chunk = s.recv(65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-    return json.loads(data) if data else None
 
 
 @pytest.fixture
@@ -150,4 +127,4 @@ def test_stale_socket_replaced_and_only_our_socket_removed(serve, sock_path: Pat
 def test_transport_imports_nothing_of_the_daemon() -> None:
     tree = ast.parse(Path(transport.__file__).read_text())
     local = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
-    assert local <= {"protocol", "errors"}, local
+    assert local <= {"live.protocol", "errors"}, local

@@ -10,12 +10,13 @@ identical.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import MemdownError, UsageError
-from .protocol import PROTOCOL_VERSION, QUERY_OPS, error_reply
+from ..live.protocol import PROTOCOL_VERSION, QUERY_OPS, error_reply
 from .state import SharedIndex
 
 
@@ -59,6 +60,12 @@ class QueryHandler:
         self.status = status
         self.before_query = before_query
         self.on_activity = on_activity
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    def busy(self) -> bool:
+        """Whether a query is being answered (perhaps waiting for the index writer): not idle."""
+        return self._in_flight > 0
 
     def handle_line(self, line: bytes) -> dict[str, Any]:
         try:
@@ -109,6 +116,16 @@ class QueryHandler:
             return False
 
     def query(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        with self._in_flight_lock:
+            self._in_flight += 1
+        try:
+            return self._answer(op, params)
+        finally:
+            self.on_activity()  # before the count drops, so the idle clock never sees a gap
+            with self._in_flight_lock:
+                self._in_flight -= 1
+
+    def _answer(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         self.on_activity()
         self.shared.counters["requests"] += 1
         started = time.perf_counter()
@@ -135,7 +152,5 @@ class QueryHandler:
             self.shared.last_error = f"{op}: {type(exc).__name__}: {exc}"[:300]
             self.log.exception("%s raised", op)
             return error_reply(f"daemon error: {type(exc).__name__}", 1, fallback=True)
-        finally:
-            self.on_activity()
         self.log.debug("%s answered in %.1f ms", op, (time.perf_counter() - started) * 1000)
         return {"ok": True, "result": result, "notices": notices}

@@ -201,7 +201,8 @@ class Daemon:
             if not self.root_present():
                 self._root_gone()
                 break
-            if self.idle_seconds is not None and self.idle_for() > self.idle_seconds and not self.writing:
+            if (self.idle_seconds is not None and self.idle_for() > self.idle_seconds and not self.writing
+                    and not self.queries.busy()):
                 self.exit_reason = f"idle for {self.idle_seconds:.0f}s"
                 break
             if not self.watcher.alive() and not self._restart_watcher():

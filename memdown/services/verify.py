@@ -45,7 +45,7 @@ from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
 from ..store.reader import UnreadableFile, read_memory_file
 from .indexing import chunk_options, index_identity, memory_files
-from .jobs import verify_lines as capture_status
+from .job_status import verify_lines as capture_status
 
 if TYPE_CHECKING:
     from .memory import Memory

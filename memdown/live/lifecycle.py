@@ -309,14 +309,13 @@ def ensure_daemon(root: Path | str, config: "Config | None" = None) -> str:
 
     For the SessionStart hook: standard library only and fast (it never waits
     for the daemon to come up). "disabled" means ``watch.enabled`` is false,
-    the config cannot be read, or there is no memory root to watch. A caller
-    that has loaded the config at its edge passes it; otherwise it is read here.
+    the config cannot be read, or there is no memory root to watch.
     """
     root = Path(root)
     if not root.is_dir():
         return "disabled"
     try:
-        if config is None:
+        if config is None:  # a caller that loaded the config passes it (SessionStart does)
             from ..config import load_config
 
             config = load_config(root)
