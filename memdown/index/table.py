@@ -191,10 +191,6 @@ class ChunkTable:
                     f"index is corrupted ({len(changed)} table file(s) changed or deleted since they were written)"
                 )
 
-    @property
-    def is_open(self) -> bool:
-        return self._table is not None
-
     def unchanged_since_write(self) -> bool:
         """The sidecars load and the table's files are exactly as our last write left them.
 

@@ -131,11 +131,6 @@ class Indexer:
         report = IndexReport()
         embedded_before = self.embedder.embedded
         with file_lock(paths.lock_file(self.root, "index"), timeout=120):
-            if targets is None and not rebuild and self.up_to_date():
-                report.files_unchanged = len(self.table.files)
-                report.chunks_total = sum(r.chunks for r in self.table.files.values())
-                report.seconds = round(time.perf_counter() - started, 3)
-                return report  # nothing to do: neither LanceDB nor the model was loaded
             fresh = self.open_table(report, rebuild=rebuild)
             try:
                 self._pass(targets, report, fresh=fresh, progress=progress)
@@ -154,16 +149,6 @@ class Indexer:
         report.chunks_total = sum(r.chunks for r in self.table.files.values())
         report.seconds = round(time.perf_counter() - started, 3)
         return report
-
-    def up_to_date(self) -> bool:
-        """No markdown changed, same model and settings, table files as last written (no LanceDB, no model)."""
-        if not self.table.unchanged_since_write():
-            return False
-        meta = self.table.meta
-        assert meta is not None
-        if meta.model_id != self.embedder.model_id or meta.fts_config != index_identity(self.embedder, self.config):
-            return False
-        return stat_diff(self.table.files, memory_files(self.root)).clean
 
     def _pass(self, targets: Iterable[Path] | None, report: IndexReport, *, fresh: bool,
               progress: ProgressCallback | None) -> None:

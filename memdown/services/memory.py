@@ -79,12 +79,6 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
-<<<<<<< HEAD
-        if rebuild or targets is not None or not self.indexer.up_to_date():
-            self.embedder.load()  # a missing model fails here, before the index is touched
-        elif self.embedder.cache is not None:
-            self.embedder.cache.ensure_open()  # heals a damaged cache; nothing to embed, so no model load
-=======
         if not targets and not rebuild:
             from .quickcheck import report_if_current
 
@@ -96,9 +90,8 @@ class Memory:
                 self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
                 return current
         self.embedder.load()
->>>>>>> main
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
-        self._table_ready = self.table.is_open  # a no-op run decides without opening the table
+        self._table_ready = True
         return report
 
     def export_snapshot(self, dest: Path):
