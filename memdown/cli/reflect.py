@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from .. import paths
-from .common import dir_option, json_option, print_json, resolve_root
+from .common import dir_option, json_option, load_settings, print_json, resolve_root
 
 TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
 
@@ -244,17 +244,15 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
 @json_option
 def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Turn learning-signal capture on or off (nothing is uninstalled), or show it."""
-    from ..config import load_config, set_value
+    from ..config import set_value
+    from ..services.status import CAPTURE_KEY, capture_state
 
     root = resolve_root(memory_dir)
     written = None
     if state != "status":
-        written = set_value("capture.enabled", "true" if state == "on" else "false",
+        written = set_value(CAPTURE_KEY, "true" if state == "on" else "false",
                             root=root, scope="global" if global_ else "project")
-    config = load_config(root)
-    data = {"enabled": bool(config["capture.enabled"]), "semantic": bool(config["capture.semantic"]),
-            "source": config.sources.get("capture.enabled", "default"),
-            "written": str(written) if written else None}
+    data = {**capture_state(load_settings(root)), "written": str(written) if written else None}
     if as_json:
         print_json(data)
         return
