@@ -119,6 +119,7 @@ def write(path: Path, text: str) -> None:
 
 def test_defaults(memory_root: Path, monkeypatch):
     monkeypatch.delenv("MEMDOWN_WATCH_ENABLED")  # set by the autouse fixture
+    monkeypatch.delenv("MEMDOWN_WATCH_START_ON_QUERY")  # likewise
     cfg = load_config(memory_root)
     assert cfg["search.k"] == DEFAULTS["search"]["k"]
     assert cfg["index.max_file_mb"] == 20
@@ -218,8 +219,8 @@ def test_config_cli_get_set_list(memory_root: Path):
     assert set(data) == {f"{s}.{k}" for s, ks in DEFAULTS.items() for k in ks}
     plain = invoke("config", "list")
     assert "search.k = 6" in plain.stdout
-    assert invoke("config", "set", "--global", "search.fusion_depth", "20").exit_code == 0
-    assert load_config(memory_root)["search.fusion_depth"] == 20
+    assert invoke("config", "set", "--global", "search.candidate_depth", "20").exit_code == 0
+    assert load_config(memory_root)["search.candidate_depth"] == 20
 
 
 def test_config_cli_errors_are_one_line(memory_root: Path, monkeypatch):

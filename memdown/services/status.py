@@ -15,8 +15,8 @@ from ..config import Config
 
 _DAY = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
-# "capture" in the CLI (`memdown capture on|off`) is signal capture.
-CAPTURE_KEY = "capture.enabled"
+# "capture" in the CLI (`memdown capture on|off`) is signal mining; the daily log is always written.
+CAPTURE_KEY = "mining.enabled"
 
 
 def days_covered(root: Path) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def days_covered(root: Path) -> dict[str, Any]:
 
 def capture_state(config: Config) -> dict[str, Any]:
     """``{"enabled", "semantic", "source"}``: whether signal capture is on, and which setting says so."""
-    return {"enabled": bool(config[CAPTURE_KEY]), "semantic": bool(config["capture.semantic"]),
+    return {"enabled": bool(config[CAPTURE_KEY]), "semantic": bool(config["mining.semantic"]),
             "source": config.sources.get(CAPTURE_KEY, "default")}
 
 

@@ -26,9 +26,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__, paths
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 LOCK_NAME = "watch"
 START_TIMEOUT = 20.0
@@ -301,7 +304,7 @@ def status(root: Path, *, ask: bool = True) -> dict[str, Any]:
     return out
 
 
-def ensure_daemon(root: Path | str) -> str:
+def ensure_daemon(root: Path | str, config: "Config | None" = None) -> str:
     """Make sure the root's daemon runs: "running", "started" or "disabled".
 
     For the SessionStart hook: standard library only and fast (it never waits
@@ -312,9 +315,11 @@ def ensure_daemon(root: Path | str) -> str:
     if not root.is_dir():
         return "disabled"
     try:
-        from ..config import load_config
+        if config is None:  # a caller that loaded the config passes it (SessionStart does)
+            from ..config import load_config
 
-        if not load_config(root)["watch.enabled"]:
+            config = load_config(root)
+        if not config["watch.enabled"]:
             return "disabled"
     except Exception:
         return "disabled"
@@ -325,3 +330,25 @@ def ensure_daemon(root: Path | str) -> str:
     except OSError:
         return "disabled"
     return "started"
+
+
+def start_for_next_query(root: Path) -> str:
+    """After a query answered in-process: start the root's daemon so the next CLI query is warm.
+
+    Returns ``ensure_daemon``'s word ("started", "running" or "disabled";
+    ``watch.start_on_query = false`` or ``watch.enabled = false`` turn it off,
+    as do ``MEMDOWN_WATCH_START_ON_QUERY=0`` / ``MEMDOWN_WATCH_ENABLED=0``). It
+    never waits for the daemon (loading the model there takes seconds) and
+    never raises: this query's answer is already printed.
+    """
+    try:
+        from ..config import load_config
+
+        if not load_config(Path(root))["watch.start_on_query"]:
+            return "disabled"
+        return ensure_daemon(Path(root))
+    except Exception as exc:  # a failed start must not fail the query that triggered it
+        from .client import _notice
+
+        _notice(Path(root), f"could not start the daemon after a cold query: {type(exc).__name__}: {exc}")
+        return "disabled"
