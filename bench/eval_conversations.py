@@ -124,7 +124,9 @@ def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WOR
         section, name = key.split(".", 1)
         config.values[section][name] = coerce(key, raw)
     stamp = _stamp(items)
-    ident = hashlib.sha1(json.dumps(sorted(overrides.items())).encode()).hexdigest()[:8]
+    # search.* settings change no captured or indexed byte: they share one memory.
+    built = sorted((k, v) for k, v in overrides.items() if not k.startswith("search."))
+    ident = hashlib.sha1(json.dumps(built).encode()).hexdigest()[:8]
     root = work / f"conversations-{stamp}-{ident}" / ".memdown"
     marker = root / "captured.json"
     started = time.perf_counter()
@@ -180,6 +182,9 @@ class Expander:
         self.cache: dict[str, Window] = {}
 
     def window(self, hit) -> Window:
+        if hit.window is not None:  # search ranked windows: read what it returns, not the section
+            w = hit.window
+            return Window((w.source, w.start_line), w.text, covered_turns(w.text) or {hit.turn})
         if hit.id not in self.cache:
             exp = self.mem.expand(hit.id)
             self.cache[hit.id] = Window((exp.source, exp.start_line), exp.text, covered_turns(exp.text) or {exp.turn})
@@ -339,11 +344,20 @@ def main() -> None:
     parser.add_argument("--no-bm25", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
+    parser.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a ranking constant of memdown.services.windows (e.g. REST_SHARE=0.5), dev only")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list the questions each system misses (dev only, please)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with_real = not args.no_real and SHARED.is_dir()
+    if args.tune:
+        from memdown.services import windows
+        for item in args.tune:
+            name, value = item.split("=", 1)
+            if not hasattr(windows, name):
+                parser.error(f"memdown.services.windows has no {name}")
+            setattr(windows, name, type(getattr(windows, name))(value))
     report = run(args.split, modes=[m for m in args.modes.split(",") if m], with_real=with_real, limit=args.limit,
                  bm25=not args.no_bm25, overrides=dict(item.split("=", 1) for item in args.set))
     if args.json:

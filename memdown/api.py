@@ -144,6 +144,7 @@ class Memory:
     def _options(self, **kw: Any) -> SearchOptions:
         return SearchOptions(
             k=kw["k"] if kw.get("k") is not None else self.config["search.k"],  # -k 0 is an error, not "default"
+            window_chars=self.config["search.window_chars"],
             kind=kw.get("kind"),
             since=kw.get("since"),
             until=kw.get("until"),
@@ -160,7 +161,7 @@ class Memory:
         if options.mode != "text":
             self.embedder.load()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
-        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options))
+        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
 
     def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
                         since: str | None = None, until: str | None = None, source: str | None = None,

@@ -38,6 +38,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "search": {
         "k": 8,
+        "window_chars": 1600,  # what one hit shows: neighbouring sections within this many chars; 0 = the unit only
         "mode": "hybrid",
         "fusion_depth": 10,  # RRF over the top N of each retriever
     },

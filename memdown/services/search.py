@@ -6,11 +6,14 @@ import datetime
 import fnmatch
 import re
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
+from . import windows as windows_mod
+from .windows import Window, WindowOptions, rank_windows
 
 MODES = ("hybrid", "vector", "text")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -25,6 +28,9 @@ class SearchOptions:
     source: str | None = None  # a glob over paths relative to the memory root
     mode: str = "hybrid"
     fusion_depth: int = 10
+    # Windows (services/windows.py): the unit hits fetched to score sections from, and the size
+    # budget of one window; window_chars = 0 returns the matched units alone, one per section.
+    window_chars: int = windows_mod.MAX_CHARS
 
     def validate(self) -> None:
         if self.k < 1 or self.k > 1000:
@@ -66,6 +72,8 @@ class Hit:
     text: str
     section_start: int = 0
     section_end: int = 0
+    window: Window | None = None  # what the agent reads for this hit (the unit above sits inside it)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,8 +126,9 @@ def _to_hit(row: dict[str, Any], mode: str) -> Hit:
     )
 
 
-def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions) -> list[Hit]:
-    """Run one query against an open table."""
+def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions,
+                 root: Path | None = None) -> list[Hit]:
+    """Run one query against an open table; with ``root`` (the memory root), hits carry windows."""
     query = query.strip()
     if not query:
         raise UsageError("the search query is empty")
@@ -129,7 +138,10 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         return []
     # A long section can yield several chunks; fetch a little extra so that
     # collapsing them still leaves k distinct sections.
+    windows = root is not None and options.window_chars > 0
     fetch = max(options.k + options.k // 2, options.fusion_depth)
+    if windows:
+        fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
     if options.mode == "text":
         builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
@@ -148,7 +160,10 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     if where:
         builder = builder.where(where, prefilter=True)
     rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
-    return collapse_sections([_to_hit(r, options.mode) for r in rows])[: options.k]
+    hits = [_to_hit(r, options.mode) for r in rows]
+    if windows:
+        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars))
+    return collapse_sections(hits)[: options.k]
 
 
 def collapse_sections(hits: list[Hit]) -> list[Hit]:
