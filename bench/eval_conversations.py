@@ -27,6 +27,7 @@ turn when it holds that turn's anchor. Rows:
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import json
 import os
@@ -51,6 +52,7 @@ MODES = ("hybrid", "vector", "text")
 CHAR_BUDGETS = (4000, 8000)
 TURN_BUDGETS = (10, 20)
 FETCH = 60  # hits fetched per question: enough to fill the largest budget
+WINDOW_K = 20  # windows fetched per question (fetch depth stays windows.DEPTH, as for the skill's -k 10)
 _ANCHOR_TURN = re.compile(r"<!--\s*session:\S+\s+turn:(\S+)")
 
 
@@ -280,13 +282,20 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
     mem, captured = build_memory(with_real, overrides or {}, work=work, only=only, embedder=embedder)
     build_s = time.perf_counter() - started
     expander = Expander(mem)
+    # Relative dates in questions ("in March") count from the day after the newest entry, not the
+    # clock, so the figures do not drift with the date the benchmark runs.
+    days = sorted(p.stem for p in (mem.root / "memory").glob("????-??-??.md"))
+    today = (datetime.date.fromisoformat(days[-1]) + datetime.timedelta(days=1)).isoformat() if days else None
     results: dict[str, dict] = {}
     latency: dict[str, float] = {}
+    # Windows: the number the skill asks for (fetch depth, and so the ranking, is then the product's);
+    # units: deep enough to fill the largest budget after widening each to its section.
+    k = WINDOW_K if mem.config["search.window_chars"] > 0 else FETCH
     for mode in modes:
         ranked, times = {}, []
         for q in questions:
             t0 = time.perf_counter()
-            hits = mem.search(q["question"], k=FETCH, mode=mode, refresh=False)
+            hits = mem.search(q["question"], k=k, mode=mode, refresh=False, today=today)
             times.append(time.perf_counter() - t0)
             ranked[q["id"]] = ([expander.window(h) for h in hits], [len(h.text) for h in hits])
         results[mode] = evaluate_ranked(questions, ranked)

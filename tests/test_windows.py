@@ -1,6 +1,7 @@
 """Search returns windows: neighbouring turns of one session, scored from their units, within a budget."""
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,8 @@ from conftest import FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
 from memdown.cli.render import render
+from memdown.errors import UsageError
+from memdown.services.timeframe import find_range
 
 DAY = """\
 # 2026-03-03
@@ -117,3 +120,68 @@ def test_text_view_shows_the_window_without_anchors(mem: Memory) -> None:
     assert "<!--" not in shown
     assert "drill down: memdown transcript sess-q --turn t-" in shown
     assert "memdown expand <id>` only for a clipped" in shown
+
+
+# --- relative dates and the recency prior -------------------------------------------------------
+
+TODAY = dt.date(2026, 11, 22)  # a Sunday
+
+
+@pytest.mark.parametrize(("query", "since", "until"), [
+    ("what did we decide last week about retries", "2026-11-09", "2026-11-22"),
+    ("what did we fix in mid February?", "2026-02-08", "2026-02-23"),
+    ("the styling problem at the end of January", "2026-01-19", "2026-01-31"),
+    ("flaky tests in March", "2026-03-01", "2026-03-31"),
+    ("what broke in December", "2025-12-01", "2025-12-31"),  # the most recent December, not a future one
+    ("the cache bug in early May 2025", "2025-05-01", "2025-05-12"),
+    ("what happened yesterday", "2026-11-21", "2026-11-21"),
+    ("the deploy last friday", "2026-11-20", "2026-11-20"),
+    ("the outage 2 weeks ago", "2026-11-05", "2026-11-11"),
+])
+def test_relative_dates_become_a_range(query: str, since: str, until: str) -> None:
+    found = find_range(query, TODAY)
+    assert found is not None and (found.since.isoformat(), found.until.isoformat()) == (since, until)
+
+
+@pytest.mark.parametrize("query", ["we may want to march on", "the overnight idea", "mayday handler", "decision log"])
+def test_words_that_are_not_dates_name_no_range(query: str) -> None:
+    assert find_range(query, TODAY) is None
+
+
+def _entry(day: str, session: str, text: str) -> str:
+    return f"# {day}\n\n## Session 10:00\n\n### 10:00\n<!-- session:{session} turn:t-{day} -->\n- {text}\n"
+
+
+@pytest.fixture
+def dated(memory_root: Path) -> Memory:
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    paths.daily_file(memory_root, "2026-02-02").write_text(_entry("2026-02-02", "s-old", "Deploy target: the staging cluster runs on Heroku dynos."))
+    paths.daily_file(memory_root, "2026-03-20").write_text(_entry("2026-03-20", "s-new", "Deploy target: the staging cluster runs on Fly machines now."))
+    m.index()
+    return m
+
+
+def test_the_newer_of_two_close_matches_goes_first_and_says_so(dated: Memory) -> None:
+    hits = dated.search("deploy target staging cluster", mode="text", k=2, today="2026-11-22")
+    assert [h.date for h in hits] == ["2026-03-20", "2026-02-02"]
+    assert any("newer" in n and "likely current" in n for n in hits[0].notes)
+    assert any("older than" in n for n in hits[1].notes)
+
+
+def test_a_date_phrase_prefers_entries_of_those_dates(dated: Memory) -> None:
+    # "last week" is in no entry's text: only the rewritten range can prefer the older entry.
+    hits = dated.search("deploy target staging cluster last week", mode="text", k=2, today="2026-02-06")
+    assert hits[0].date == "2026-02-02"
+    assert any("2026-01-26..2026-02-06" in n for n in hits[0].notes)
+
+
+def test_a_bad_today_is_a_usage_error(dated: Memory) -> None:
+    with pytest.raises(UsageError):
+        dated.search("deploy", mode="text", today="2026-13-01")
+
+
+def test_the_skill_no_longer_expands_by_default() -> None:
+    body = (Path(__file__).resolve().parents[1] / "skills" / "memory-recall" / "SKILL.md").read_text()
+    assert "Do not `memdown expand` a hit whose window answers" in body
+    assert "Expand** the promising hits" not in body

@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 from . import windows as windows_mod
+from .timeframe import find_range
 from .windows import Window, WindowOptions, rank_windows
 
 MODES = ("hybrid", "vector", "text")
@@ -31,6 +32,7 @@ class SearchOptions:
     # Windows (services/windows.py): the unit hits fetched to score sections from, and the size
     # budget of one window; window_chars = 0 returns the matched units alone, one per section.
     window_chars: int = windows_mod.MAX_CHARS
+    today: str | None = None  # what "last week" counts from (YYYY-MM-DD); None = the clock
 
     def validate(self) -> None:
         if self.k < 1 or self.k > 1000:
@@ -39,7 +41,7 @@ class SearchOptions:
             raise UsageError(f"unknown mode {self.mode!r} (choose from {', '.join(MODES)})")
         if self.kind is not None and self.kind not in KINDS:
             raise UsageError(f"unknown kind {self.kind!r} (choose from {', '.join(KINDS)})")
-        for name in ("since", "until"):
+        for name in ("since", "until", "today"):
             value = getattr(self, name)
             if value is not None and not _valid_date(value):
                 raise UsageError(f"--{name} takes a date as YYYY-MM-DD, not {value!r}")
@@ -112,6 +114,10 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
     return " AND ".join(clauses) or None
 
 
+def _today(value: str | None) -> datetime.date | None:
+    return datetime.date.fromisoformat(value) if value else None
+
+
 def _to_hit(row: dict[str, Any], mode: str) -> Hit:
     if mode == "hybrid":
         score = float(row.get("_relevance_score", 0.0))
@@ -162,7 +168,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
     hits = [_to_hit(r, options.mode) for r in rows]
     if windows:
-        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars))
+        dates = find_range(query, _today(options.today))
+        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates)
     return collapse_sections(hits)[: options.k]
 
 

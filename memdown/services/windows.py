@@ -17,6 +17,7 @@ from ..store.reader import UnreadableFile, path_of, read_memory_file
 
 if TYPE_CHECKING:
     from ..index.table import FileRecord
+    from .timeframe import DateRange
     from .search import Hit
 
 CLIP_MARK = "…"
@@ -26,6 +27,8 @@ MAX_CHARS = 1600  # size budget of one window (what the agent reads per hit)
 DEPTH = 40  # unit hits fetched to score sections from
 REST_SHARE = 0.3  # section score = best unit + this share of its other units
 JOIN_SHARE = 0.5  # window score = seed section + this share of the joined sections
+DATE_BOOST = 0.5  # a window dated inside the query's date phrase ("in March") scores this much more
+RECENCY_BAND = 0.1  # a newer window within this share of the score above it moves above it
 
 
 @dataclass
@@ -169,7 +172,7 @@ def _clip(lines: list[str], section: _Section, budget: int) -> tuple[int, int, s
 
 
 def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"], k: int,
-                 options: WindowOptions | None = None) -> list["Hit"]:
+                 options: WindowOptions | None = None, dates: "DateRange | None" = None) -> list["Hit"]:
     """The top ``k`` windows built from ranked unit hits; each returned hit is its window's best unit."""
     options = options or WindowOptions()
     files = _Files(root, records)
@@ -200,9 +203,27 @@ def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"]
                                 clipped=True)
         hit = seed.best
         hit.window = window
+        if dates is not None and DATE_BOOST and dates.holds(hit.date):
+            score *= 1 + DATE_BOOST
+            hit.notes.append(f"dated inside {dates.describe()}")
         hit.score = round(score, 6)
         ranked.append((hit.score, order, hit))
         if len(ranked) >= k * 3:
             break  # enough to rank the top k
     ranked.sort(key=lambda item: (-item[0], item[1]))
-    return [hit for _, _, hit in ranked[:k]]
+    return prefer_newer([hit for _, _, hit in ranked])[:k]
+
+
+def prefer_newer(hits: list["Hit"]) -> list["Hit"]:
+    """A small recency prior: of two neighbours in the ranking with close scores (within RECENCY_BAND),
+    the newer entry goes first, and both say so: when they disagree, the newer one is likely current."""
+    hits = list(hits)
+    for i in range(len(hits) - 1):
+        upper, lower = hits[i], hits[i + 1]
+        if (RECENCY_BAND > 0 and upper.date and lower.date > upper.date
+                and lower.score >= (1 - RECENCY_BAND) * upper.score):
+            hits[i], hits[i + 1] = lower, upper
+            lower.notes.append(f"newer ({lower.date}) than {upper.id[:12]} ({upper.date}), close in score: "
+                               "ranked first; where they disagree, this one is likely current")
+            upper.notes.append(f"older than {lower.id[:12]} ({lower.date}); check it is still current")
+    return hits
