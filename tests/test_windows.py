@@ -11,6 +11,7 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.cli.render import render
 from memdown.errors import UsageError
+from memdown.services import windows
 from memdown.services.timeframe import find_range
 
 DAY = """\
@@ -162,11 +163,35 @@ def dated(memory_root: Path) -> Memory:
     return m
 
 
-def test_the_newer_of_two_close_matches_goes_first_and_says_so(dated: Memory) -> None:
-    hits = dated.search("deploy target staging cluster", mode="text", k=2, today="2026-11-22")
+def test_two_close_matches_on_one_topic_say_which_is_newer(dated: Memory) -> None:
+    hits = {h.date: h for h in dated.search("deploy target staging cluster", mode="text", k=2, today="2026-11-22")}
+    assert any("newer" in n and "likely current" in n for n in hits["2026-03-20"].notes)
+    assert any("older than" in n for n in hits["2026-02-01" if "2026-02-01" in hits else "2026-02-02"].notes)
+
+
+def test_the_recency_prior_moves_the_newer_first_when_on(memory_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    paths.daily_file(memory_root, "2026-02-02").write_text(
+        _entry("2026-02-02", "s-old", "Deploy target: the staging cluster deploy runs on Heroku dynos."))
+    paths.daily_file(memory_root, "2026-03-20").write_text(
+        _entry("2026-03-20", "s-new", "Deploy target: the staging cluster runs on Fly machines now."))
+    m.index()
+    hits = m.search("deploy staging cluster", mode="text", k=2)
+    assert [h.date for h in hits] == ["2026-02-02", "2026-03-20"]  # off (the default): by score
+    monkeypatch.setattr(windows, "RECENCY_BAND", 0.5)
+    hits = m.search("deploy staging cluster", mode="text", k=2)
     assert [h.date for h in hits] == ["2026-03-20", "2026-02-02"]
-    assert any("newer" in n and "likely current" in n for n in hits[0].notes)
-    assert any("older than" in n for n in hits[1].notes)
+
+
+def test_unrelated_close_matches_get_no_recency_note(memory_root: Path) -> None:
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    paths.daily_file(memory_root, "2026-02-02").write_text(_entry("2026-02-02", "s-a", "Cluster upgrade of kafka brokers done."))
+    paths.daily_file(memory_root, "2026-03-20").write_text(_entry("2026-03-20", "s-b", "Staging cluster billing report exported to finance."))
+    m.index()
+    hits = m.search("cluster", mode="text", k=2)
+    assert len(hits) == 2 and not any(h.notes for h in hits)
 
 
 def test_a_date_phrase_prefers_entries_of_those_dates(dated: Memory) -> None:

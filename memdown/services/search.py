@@ -149,28 +149,39 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     if windows:
         fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
-    if options.mode == "text":
-        builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
-    elif options.mode == "vector":
-        builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+    section_scores = None
+    if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
+        vector = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+        text = tbl.search(query, query_type="fts", fts_columns="fts_text")
+        hits, section_scores = windows_mod.fuse_sections(
+            [[_to_hit(r, mode) for r in _rows(b, where, fetch)] for b, mode in ((vector, "vector"), (text, "text"))])
     else:
-        from lancedb.rerankers import RRFReranker
+        if options.mode == "text":
+            builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
+        elif options.mode == "vector":
+            builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+        else:
+            from lancedb.rerankers import RRFReranker
 
-        builder = (
-            tbl.search(query_type="hybrid", fts_columns="fts_text")
-            .vector(embedder.embed_query(query))
-            .text(query)
-            .distance_type("cosine")
-            .rerank(RRFReranker())
-        )
-    if where:
-        builder = builder.where(where, prefilter=True)
-    rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
-    hits = [_to_hit(r, options.mode) for r in rows]
+            builder = (
+                tbl.search(query_type="hybrid", fts_columns="fts_text")
+                .vector(embedder.embed_query(query))
+                .text(query)
+                .distance_type("cosine")
+                .rerank(RRFReranker())
+            )
+        hits = [_to_hit(r, options.mode) for r in _rows(builder, where, fetch)]
     if windows:
         dates = find_range(query, _today(options.today))
-        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates)
+        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
+                            section_scores)
     return collapse_sections(hits)[: options.k]
+
+
+def _rows(builder, where: str | None, limit: int) -> list[dict[str, Any]]:
+    if where:
+        builder = builder.where(where, prefilter=True)
+    return builder.select(RESULT_COLUMNS).limit(limit).to_list()
 
 
 def collapse_sections(hits: list[Hit]) -> list[Hit]:

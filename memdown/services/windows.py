@@ -9,10 +9,12 @@ The window text is read from the markdown itself, as ``expand`` shows it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..store.anchors import strip_anchors
 from ..store.reader import UnreadableFile, path_of, read_memory_file
 
 if TYPE_CHECKING:
@@ -25,10 +27,16 @@ CLIP_MARK = "…"
 # the benchmark can try other values (--tune).
 MAX_CHARS = 1600  # size budget of one window (what the agent reads per hit)
 DEPTH = 40  # unit hits fetched to score sections from
-REST_SHARE = 0.3  # section score = best unit + this share of its other units
+REST_SHARE = 1.0  # section score = best unit + this share of its other units (0 / 0.3 / 0.6 / 1 / 2 on dev)
 JOIN_SHARE = 0.5  # window score = seed section + this share of the joined sections
 DATE_BOOST = 0.5  # a window dated inside the query's date phrase ("in March") scores this much more
-RECENCY_BAND = 0.1  # a newer window within this share of the score above it moves above it
+SECTION_FUSION = False  # hybrid: RRF over each retriever's ranking of sections, not of units
+RRF_K = 60
+RECENCY_BAND = 0.0  # a newer window within this share of the score above it moves above it (off: no gain on dev)
+NOTE_BAND = 0.2  # within this share, two windows on the same topic say which is newer
+NOTE_TOP = 6  # only among the first windows (what the reader weighs against each other)
+SAME_TOPIC = 0.3  # shared words / words of the shorter window, for "the same topic"
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
 
 
 @dataclass
@@ -102,7 +110,29 @@ class _Files:
             return None
 
 
-def _sections(hits: list["Hit"], rest_share: float) -> list[_Section]:
+def fuse_sections(ranked_lists: list[list["Hit"]]) -> tuple[list["Hit"], dict[tuple[str, int], float]]:
+    """Reciprocal rank fusion at the section level: each retriever's list of units becomes its ranking
+    of sections (first appearance), fused with RRF; units keep a unit-level RRF score for order."""
+    unit_score: dict[str, float] = {}
+    units: dict[str, "Hit"] = {}
+    section_score: dict[tuple[str, int], float] = {}
+    for hits in ranked_lists:
+        seen: set[tuple[str, int]] = set()
+        for rank, hit in enumerate(hits, 1):
+            units.setdefault(hit.id, hit)
+            unit_score[hit.id] = unit_score.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+            key = (hit.source, hit.section_start)
+            if key not in seen:
+                seen.add(key)
+                section_score[key] = section_score.get(key, 0.0) + 1.0 / (RRF_K + len(seen))
+    fused = sorted(units.values(), key=lambda h: -unit_score[h.id])
+    for hit in fused:
+        hit.score = round(unit_score[hit.id], 6)
+    return fused, section_score
+
+
+def _sections(hits: list["Hit"], rest_share: float,
+              fixed: dict[tuple[str, int], float] | None = None) -> list[_Section]:
     grouped: dict[tuple[str, int], _Section] = {}
     for hit in hits:  # best first
         key = (hit.source, hit.section_start)
@@ -112,7 +142,7 @@ def _sections(hits: list["Hit"], rest_share: float) -> list[_Section]:
         grouped[key].units.append(hit)
     for section in grouped.values():
         scores = [u.score for u in section.units]
-        section.score = scores[0] + rest_share * sum(scores[1:])
+        section.score = fixed[section.key] if fixed else scores[0] + rest_share * sum(scores[1:])
     return sorted(grouped.values(), key=lambda s: -s.score)
 
 
@@ -172,11 +202,12 @@ def _clip(lines: list[str], section: _Section, budget: int) -> tuple[int, int, s
 
 
 def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"], k: int,
-                 options: WindowOptions | None = None, dates: "DateRange | None" = None) -> list["Hit"]:
+                 options: WindowOptions | None = None, dates: "DateRange | None" = None,
+                 section_scores: dict[tuple[str, int], float] | None = None) -> list["Hit"]:
     """The top ``k`` windows built from ranked unit hits; each returned hit is its window's best unit."""
     options = options or WindowOptions()
     files = _Files(root, records)
-    sections = _sections(hits, options.rest_share)
+    sections = _sections(hits, options.rest_share, section_scores)
     claimed: set[tuple[str, int]] = set()
     ranked: list[tuple[float, int, "Hit"]] = []
     for order, seed in enumerate(sections):
@@ -214,16 +245,33 @@ def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"]
     return prefer_newer([hit for _, _, hit in ranked])[:k]
 
 
+def _words(hit: "Hit") -> set[str]:
+    text = strip_anchors(hit.window.text if hit.window else hit.text)
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 3}
+
+
+def _same_topic(a: "Hit", b: "Hit") -> bool:
+    """Two entries plausibly about the same thing: enough shared words (anchors and dates aside)."""
+    wa, wb = _words(a), _words(b)
+    return bool(wa and wb) and len(wa & wb) / min(len(wa), len(wb)) >= SAME_TOPIC
+
+
 def prefer_newer(hits: list["Hit"]) -> list["Hit"]:
-    """A small recency prior: of two neighbours in the ranking with close scores (within RECENCY_BAND),
-    the newer entry goes first, and both say so: when they disagree, the newer one is likely current."""
+    """A small recency prior. Of two neighbours in the ranking with close scores (within RECENCY_BAND)
+    that share their topic, the newer entry goes first; within NOTE_BAND both say which is newer,
+    so the reader prefers the newer one where they disagree."""
     hits = list(hits)
-    for i in range(len(hits) - 1):
+    for i in range(min(len(hits), NOTE_TOP) - 1):
         upper, lower = hits[i], hits[i + 1]
-        if (RECENCY_BAND > 0 and upper.date and lower.date > upper.date
-                and lower.score >= (1 - RECENCY_BAND) * upper.score):
+        if not (upper.date and lower.date and upper.date != lower.date):
+            continue
+        close = lower.score >= (1 - max(RECENCY_BAND, NOTE_BAND)) * upper.score
+        if not close or not _same_topic(upper, lower):
+            continue
+        newer, older = (lower, upper) if lower.date > upper.date else (upper, lower)
+        if newer is lower and lower.score >= (1 - RECENCY_BAND) * upper.score:
             hits[i], hits[i + 1] = lower, upper
-            lower.notes.append(f"newer ({lower.date}) than {upper.id[:12]} ({upper.date}), close in score: "
-                               "ranked first; where they disagree, this one is likely current")
-            upper.notes.append(f"older than {lower.id[:12]} ({lower.date}); check it is still current")
+        newer.notes.append(f"newer ({newer.date}) than {older.id[:12]} ({older.date}) on the same topic: "
+                           "where they disagree, this one is likely current")
+        older.notes.append(f"older than {newer.id[:12]} ({newer.date}) on the same topic: check it is still current")
     return hits

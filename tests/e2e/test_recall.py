@@ -46,7 +46,9 @@ class Script(RecallScript):
         self.fork_results.append(results[-1])
         last = results[-1]
         if self.fork_commands[-1].startswith("memdown search"):
-            answered = "retry budget at 3 attempts" in last and "…" not in last.split("[2]")[0]
+            first_hit = last.split("\n[2] ")[0]
+            clipped = re.search(r"^\s+…\s*$", first_hit, re.MULTILINE)  # the window cut a long entry
+            answered = "retry budget at 3 attempts" in first_hit and not clipped
             drill = re.search(r"drill down: (memdown transcript \S+ --turn \S+)", last)
             if not answered or not drill:  # the skill: expand only when the window does not answer
                 hit = re.search(r"\[1\] ([0-9a-f]{12})", last)
@@ -94,7 +96,7 @@ def test_recall_runs_all_three_layers_in_the_same_turn(make_world) -> None:
     assert "Do not `memdown expand` a hit whose window answers" in script.skill_text
     # The search's text view showed the decision inside its window, so the fork went straight
     # from search to the transcript: no expand call (it was one per recall before windows).
-    assert [c.split()[1] for c in script.fork_commands] == ["search", "transcript"]
+    assert [c.split()[1] for c in script.fork_commands] == ["search", "transcript"], script.fork_results[:1]
     assert len(expands) == 0
     assert "retry budget at 3 attempts" in script.fork_results[0] and "<!--" not in script.fork_results[0]
     assert "rate-limits bursts" in script.fork_results[1]
