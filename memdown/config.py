@@ -179,6 +179,36 @@ def env_var_name(dotted: str) -> str:
     return f"MEMDOWN_{section.upper()}_{key.upper()}"
 
 
+# --- process-wide switches: environment only, one meaning each ---------------
+
+# The words that turn a switch on. hooks/memdown-hook matches MEMDOWN_DISABLE
+# against the same words (any letter case) before Python starts.
+ON_WORDS = ("1", "true", "yes")
+
+
+def env_flag(name: str) -> bool:
+    """True when environment variable ``name`` is 1, true or yes (any case)."""
+    return os.environ.get(name, "").lower() in ON_WORDS
+
+
+def memdown_disabled() -> bool:
+    """``MEMDOWN_DISABLE``: every hook is a no-op and nothing is captured or mined."""
+    return env_flag("MEMDOWN_DISABLE")
+
+
+def hook_sync() -> bool:
+    """``MEMDOWN_HOOK_SYNC``: hooks run their job in-process, without time budget or settle sleep (tests)."""
+    return env_flag("MEMDOWN_HOOK_SYNC")
+
+
+SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summarizer child
+
+
+def in_summarizer() -> bool:
+    """True inside memdown's own summarizer session, whose hooks must stay silent."""
+    return bool(os.environ.get(SUMMARIZER_ENV))
+
+
 def load_config(root: Path | None = None) -> Config:
     config = Config()
     global_file = paths.global_config_file()

@@ -19,7 +19,7 @@ from transcript_factory import TranscriptBuilder, hook_payload
 
 from memdown import fsutil
 from memdown.errors import SpecialFileError
-from memdown.hooks import events
+from memdown.hooks import runner
 from memdown.services import jobs, worker
 from memdown.transcript.reader import LineReader
 
@@ -83,13 +83,13 @@ def test_hook_writes_the_job_before_the_budget_starts(tmp_path, memory_root, mon
     b, transcript = _session(tmp_path, "first turn")
     monkeypatch.setenv("MEMDOWN_HOOK_SYNC", "0")
     started: list[bool] = []
-    monkeypatch.setattr("memdown.hooks.detach.start_worker", lambda root: started.append(True))
+    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(True))
 
     def budget_gone() -> None:
         raise TimeoutError("budget")
 
     with pytest.raises(TimeoutError):
-        events.HANDLERS["Stop"](_stop(b, transcript, memory_root), memory_root, budget_gone)
+        runner.handle("Stop", _stop(b, transcript, memory_root), memory_root, budget_gone)
     assert len(jobs.pending_jobs(memory_root)) == 1 and not started
     monkeypatch.setenv("MEMDOWN_HOOK_SYNC", "1")
     assert worker.drain(memory_root, max_seconds=5) == 1
@@ -282,15 +282,15 @@ def test_session_start_starts_no_second_worker_and_reports_the_queue(tmp_path, m
     (memory_root / "memory").mkdir(parents=True)
     jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root))
     started: list[Path] = []
-    monkeypatch.setattr("memdown.hooks.detach.start_worker", lambda root: started.append(root))
+    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(root))
     slot = jobs.take_worker_slot(memory_root)  # a worker is running
     try:
-        out = events.session_start({"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
+        out = runner.handle("SessionStart", {"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
         assert started == []
         assert "1 turn job(s) pending capture" in out["systemMessage"]
     finally:
         os.close(slot)
-    events.session_start({"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
+    runner.handle("SessionStart", {"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
     assert started == [memory_root]
 
 

@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from memdown.learning import reflexion
+from memdown.learning import mistakes
 from memdown.learning.fixes import lookup_fix, record_failure
 from memdown.signals import store
 
@@ -36,7 +36,7 @@ def test_lookup_finds_a_reflexion_fix(memory_root):
     (memory_root / "state").mkdir()
     (memory_root / "state" / "writer-id").write_text("K3F9\n")  # this clone's tag in the new ids
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -c 'select 1'"}, error=PG_ERROR) is None
-    reflexion.add(memory_root, reflexion.Reflexion(
+    mistakes.add(memory_root, mistakes.Reflexion(
         id="", title="", tool="Bash", mistake="ran psql before the database container was up",
         evidence="psql: error: connection to server on socket /var/run/postgresql/.s.PGSQL.5432 failed: "
                  "No such file or directory. Is the server running locally",
@@ -49,7 +49,7 @@ def test_lookup_finds_a_reflexion_fix(memory_root):
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="npm ERR! missing script: lint") is None
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="Exit code 1") is None
     # a deprecated entry is history, never suggested
-    reflexion.set_status(memory_root, "RFX-20261120-K3F9-0001", "deprecated")
+    mistakes.set_status(memory_root, "RFX-20261120-K3F9-0001", "deprecated")
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql"}, error=PG_ERROR) is None
 
 
@@ -94,7 +94,7 @@ PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; thi
 
 def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
     """The issue's case: a push rejected over a 103 MB file, fixed by untracking it, then the same push."""
-    from memdown.signals.mining import mine_session
+    from memdown.services.signal_mining import mine_session
     from tests.transcript_factory import TranscriptBuilder
 
     memory_root.mkdir(parents=True)

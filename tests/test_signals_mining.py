@@ -8,8 +8,9 @@ import pytest
 
 from memdown.errors import InputFileError
 from memdown.learning.fixes import record_failure
+from memdown.services.signal_mining import mine_session
 from memdown.signals import store
-from memdown.signals.mining import mine_session, read_state
+from memdown.signals.mining import read_state
 from transcript_factory import TranscriptBuilder
 
 
@@ -138,3 +139,17 @@ def test_real_transcript_memory_requests_and_no_hook_noise(memory_root, shared_t
     text = "\n".join(p.read_text() for p in (memory_root / "signals").glob("*.md"))
     assert "transcript:" in text
     assert json.dumps(str(Path.home()))[1:-1] not in text or str(Path.home()) == "/"
+
+
+def test_mining_is_told_what_the_agent_already_knows(memory_root, tmp_path):
+    """The service hands the learnings' lines to mining: a question they answer is missing context."""
+    memory_root.mkdir(parents=True, exist_ok=True)
+    (memory_root / "learnings.md").write_text(
+        "# Learnings\n\n- The staging database is read-only; use the replica for writes in tests.\n")
+    tb = TranscriptBuilder(session_id="sess-k")
+    tb.prompt("set up the integration tests")
+    tb.reply("Done. Should I write to the staging database or the replica in tests?")
+    tb.prompt("ok go on")
+    found = mine_session(memory_root, tb.write(tmp_path / "sess-k.jsonl"), "sess-k")
+    missing = [s for s in found if s.type == "missing_context"]
+    assert missing and "replica" in missing[0].context

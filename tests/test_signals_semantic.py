@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from memdown.config import load_config
-from memdown.learning.reflector import sweep
+from memdown.learning.sweep import sweep
 from memdown.signals import store
 from memdown.signals.mining import mine_session
 from memdown.signals.semantic import available, parse_reply, queue_file

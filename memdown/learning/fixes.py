@@ -107,7 +107,7 @@ def _sources(root: Path) -> list[Path]:
 
 def _entries_for(root: Path, path: Path) -> list[dict]:
     if path.name == "reflexion.md":
-        from .reflexion import load
+        from .mistakes import load
 
         return [{"id": r.id, "tool": r.tool, "text": " ".join([r.evidence, " ".join(r.tags)]), "input": r.mistake,
                  "excerpt": one_line(r.evidence or r.mistake, 200), "fix": r.fix, "rule": r.rule, "date": r.created}

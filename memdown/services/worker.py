@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import paths
-from ..config import load_config
+from ..config import hook_sync, load_config
 from ..errors import InputFileError, LockTimeoutError, NotFoundError
 from ..fsutil import file_lock
 from . import jobs
@@ -46,7 +46,7 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
         raise PermanentJobError("job has no transcript_path")
     if not os.path.lexists(transcript):
         raise PermanentJobError(f"transcript not found: {transcript}")
-    if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":
+    if not hook_sync():
         settle = float(record.get("created") or 0) + TRANSCRIPT_SETTLE_SECONDS - time.time()
         if settle > 0:
             time.sleep(min(settle, TRANSCRIPT_SETTLE_SECONDS))
@@ -60,7 +60,7 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
 
 
 def _mine(root: Path, record: dict[str, Any]) -> None:
-    from ..signals.mining import mine_session
+    from .signal_mining import mine_session
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
@@ -70,7 +70,7 @@ def _mine(root: Path, record: dict[str, Any]) -> None:
 
 
 def _sweep(root: Path) -> None:
-    from ..learning.reflector import sweep
+    from ..learning.sweep import sweep
 
     log.info("sweep: %s", sweep(root))
 
@@ -79,7 +79,7 @@ def _index(root: Path) -> None:
     """Refresh the index unless the watch daemon (or another writer) is at it."""
     try:
         with file_lock(paths.lock_file(root, "index-refresh"), timeout=0):
-            from ..api import Memory
+            from .memory import Memory
 
             report = Memory.open(root).index()
             log.info("indexed: %d file(s), %d embedded", report.files_indexed, report.embedded)

@@ -1,4 +1,4 @@
-"""The reflector: take in Claude Code's auto-memory notes, fold near-duplicate signals, expire stale ones.
+"""The sweep: take in Claude Code's auto-memory notes, fold near-duplicate signals, expire stale ones.
 
 Runs detached after SessionEnd (the hooks' worker calls ``sweep``) and as
 ``memdown reflect sweep``. Both passes are idempotent, hold the ``reflect``
