@@ -27,11 +27,13 @@ CLIP_MARK = "…"
 # the benchmark can try other values (--tune).
 MAX_CHARS = 1600  # size budget of one window (what the agent reads per hit)
 DEPTH = 40  # unit hits fetched to score sections from
-REST_SHARE = 1.0  # section score = best unit + this share of its other units (0 / 0.3 / 0.6 / 1 / 2 on dev)
-JOIN_SHARE = 0.5  # window score = seed section + this share of the joined sections
+REST_SHARE = 0.3  # section score = best unit + REST_SHARE × the second + REST_SHARE² × the third …
+JOIN_SHARE = 0.0  # window score = seed section + this share of the joined sections (neighbours join to be read, not to rank)
 DATE_BOOST = 0.5  # a window dated inside the query's date phrase ("in March") scores this much more
 SECTION_FUSION = False  # hybrid: RRF over each retriever's ranking of sections, not of units
 RRF_K = 60
+EVIDENCE_K = 10  # a unit's evidence is 1 / (EVIDENCE_K + its rank): steep enough that many middling
+# units of a long section do not outscore the one unit that answers
 RECENCY_BAND = 0.0  # a newer window within this share of the score above it moves above it (off: no gain on dev)
 NOTE_BAND = 0.2  # within this share, two windows on the same topic say which is newer
 NOTE_TOP = 6  # only among the first windows (what the reader weighs against each other)
@@ -131,9 +133,10 @@ def fuse_sections(ranked_lists: list[list["Hit"]]) -> tuple[list["Hit"], dict[tu
     return fused, section_score
 
 
-def _sections(hits: list["Hit"], rest_share: float,
+def _sections(hits: list["Hit"], rest_share: float, by_rank: bool,
               fixed: dict[tuple[str, int], float] | None = None) -> list[_Section]:
     grouped: dict[tuple[str, int], _Section] = {}
+    rank_of = {hit.id: 1.0 / (EVIDENCE_K + rank) for rank, hit in enumerate(hits, 1)}
     for hit in hits:  # best first
         key = (hit.source, hit.section_start)
         if key not in grouped:
@@ -141,8 +144,11 @@ def _sections(hits: list["Hit"], rest_share: float,
             grouped[key] = _Section(key, hit.section_start, hit.section_end, hit.session, parent, [])
         grouped[key].units.append(hit)
     for section in grouped.values():
-        scores = [u.score for u in section.units]
-        section.score = fixed[section.key] if fixed else scores[0] + rest_share * sum(scores[1:])
+        scores = [rank_of[u.id] for u in section.units] if by_rank else [u.score for u in section.units]
+        # The best unit, then each next one weighted by a further power of rest_share: evidence from
+        # several units counts, but a long section's many middling units stay bounded.
+        scores.sort(reverse=True)
+        section.score = fixed[section.key] if fixed else sum(s * rest_share**i for i, s in enumerate(scores))
     return sorted(grouped.values(), key=lambda s: -s.score)
 
 
@@ -203,11 +209,15 @@ def _clip(lines: list[str], section: _Section, budget: int) -> tuple[int, int, s
 
 def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"], k: int,
                  options: WindowOptions | None = None, dates: "DateRange | None" = None,
-                 section_scores: dict[tuple[str, int], float] | None = None) -> list["Hit"]:
-    """The top ``k`` windows built from ranked unit hits; each returned hit is its window's best unit."""
+                 section_scores: dict[tuple[str, int], float] | None = None, by_rank: bool = True) -> list["Hit"]:
+    """The top ``k`` windows built from ranked unit hits; each returned hit is its window's best unit.
+
+    ``by_rank``: each unit's evidence is its reciprocal rank (scores are on scales that do not add
+    up: RRF, cosine similarity, BM25); a long section of middling units must not outscore the one
+    unit that answers."""
     options = options or WindowOptions()
     files = _Files(root, records)
-    sections = _sections(hits, options.rest_share, section_scores)
+    sections = _sections(hits, options.rest_share, by_rank, section_scores)
     claimed: set[tuple[str, int]] = set()
     ranked: list[tuple[float, int, "Hit"]] = []
     for order, seed in enumerate(sections):
