@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import dir_option, resolve_root
+from .common import dir_option, load_settings, resolve_root
 
 
 @click.command()
@@ -33,7 +33,8 @@ def worker(job_file: Path, memory_dir: Path | None) -> None:
     from ..services.worker import run_job_file
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    ok = run_job_file(resolve_root(memory_dir), job_file)
+    root = resolve_root(memory_dir)
+    ok = run_job_file(root, load_settings(root), job_file)
     sys.exit(0 if ok else 1)
 
 

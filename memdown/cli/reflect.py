@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from .. import paths
-from .common import dir_option, json_option, print_json, resolve_root
+from .common import dir_option, json_option, load_settings, print_json, resolve_root
 
 TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
 
@@ -52,7 +52,7 @@ def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None,
     from ..signals import store
 
     root = _root(memory_dir)
-    review = analyze(root, persist=not dry_run)
+    review = analyze(root, config=load_settings(root), persist=not dry_run)
     data = review.to_dict()
     if limit:
         data["candidates"] = data["candidates"][:limit]
@@ -90,7 +90,8 @@ def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
     """Show a candidate (by any of its signal ids), signal, learning, improvement or reflexion entry."""
     from ..learning.review import show
 
-    data = show(_root(memory_dir), item_id)
+    root = _root(memory_dir)
+    data = show(root, item_id, config=load_settings(root))
     if as_json:
         print_json(data)
         return
@@ -122,7 +123,8 @@ def promote_cmd(item_id: str, target: str | None, text: str | None, category: st
     """Approve a candidate: write it to the target (backed up, atomic) and record the learning."""
     from ..learning.review import promote
 
-    result = promote(_root(memory_dir), item_id, target, text=text, category=category, force=force,
+    root = _root(memory_dir)
+    result = promote(root, item_id, target, config=load_settings(root), text=text, category=category, force=force,
                      replace=replace)
     if as_json:
         print_json(result)
@@ -144,7 +146,8 @@ def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None,
     """Dismiss candidates; similar signals are not proposed again."""
     from ..learning.review import dismiss
 
-    result = dismiss(_root(memory_dir), list(item_ids), reason=reason)
+    root = _root(memory_dir)
+    result = dismiss(root, list(item_ids), config=load_settings(root), reason=reason)
     if as_json:
         print_json(result)
         return
@@ -177,7 +180,8 @@ def stats_cmd(memory_dir: Path | None, as_json: bool) -> None:
     """Signal counts and acceptance rate per signal type and pattern (meta-learning)."""
     from ..learning.review import stats
 
-    data = stats(_root(memory_dir))
+    root = _root(memory_dir)
+    data = stats(root, load_settings(root))
     if as_json:
         print_json(data)
         return
@@ -204,7 +208,9 @@ def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir:
     """Fold near-duplicate signals and archive stale ones (idempotent)."""
     from ..learning.sweep import sweep
 
-    report = sweep(_root(memory_dir), do_fold=not no_fold, do_expire=not no_expire, semantic=semantic)
+    root = _root(memory_dir)
+    report = sweep(root, config=load_settings(root), do_fold=not no_fold, do_expire=not no_expire,
+                   semantic=semantic)
     if as_json:
         print_json(report)
         return
@@ -228,7 +234,7 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
     root = resolve_root(memory_dir)
     root.mkdir(parents=True, exist_ok=True)
     session_id = session_id or first_session_id(transcript) or session_stem(transcript)
-    found = mine_session(root, transcript, session_id)
+    found = mine_session(root, transcript, session_id, config=load_settings(root))
     if as_json:
         print_json([s.to_dict() for s in found])
         return
@@ -243,17 +249,17 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
 @dir_option
 @json_option
 def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
-    """Turn learning-signal capture on or off (nothing is uninstalled), or show it."""
-    from ..config import load_config, set_value
+    """Turn learning-signal mining on or off (the daily log is kept either way), or show it."""
+    from ..config import set_value
 
     root = resolve_root(memory_dir)
     written = None
     if state != "status":
-        written = set_value("capture.enabled", "true" if state == "on" else "false",
+        written = set_value("mining.enabled", "true" if state == "on" else "false",
                             root=root, scope="global" if global_ else "project")
-    config = load_config(root)
-    data = {"enabled": bool(config["capture.enabled"]), "semantic": bool(config["capture.semantic"]),
-            "source": config.sources.get("capture.enabled", "default"),
+    config = load_settings(root)
+    data = {"enabled": bool(config["mining.enabled"]), "semantic": bool(config["mining.semantic"]),
+            "source": config.sources.get("mining.enabled", "default"),
             "written": str(written) if written else None}
     if as_json:
         print_json(data)

@@ -11,15 +11,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
+    from ..config import Config
+
 # Claude Code event -> the job the worker runs for it.
 CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
 
 
 def capture(event: str, payload: dict[str, Any], root: Path | None,
-            budget: "Callable[[], None] | None" = None) -> None:
+            budget: "Callable[[], None] | None" = None, config: "Config | None" = None) -> None:
     """Durable job first, then the budget, then the worker; nothing when there is no turn to capture."""
     if root is None or payload.get("stop_hook_active") or not payload.get("transcript_path"):
         return
     from ..services.detached import queue_job
 
-    queue_job(root, CAPTURE_JOBS[event], payload, budget)
+    queue_job(root, CAPTURE_JOBS[event], payload, budget, config)

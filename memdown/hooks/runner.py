@@ -97,10 +97,13 @@ def _read_payload() -> dict[str, Any]:
 
 def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
     """The hook's JSON answer. ``arm()`` starts the time budget (after a capture job is on disk)."""
-    if event in CAPTURE_EVENTS:  # straight to the queue: no config, no other handlers imported
+    from ..config import hook_sync, load_config
+
+    if event in CAPTURE_EVENTS:  # straight to the queue: no config (but in sync mode), no other handlers imported
         from .detach import capture
 
-        capture(event, payload, root, arm)
+        config = load_config(root) if hook_sync() and root is not None else None  # the job runs right here
+        capture(event, payload, root, arm, config)
         return {}
     from . import events
 
@@ -108,8 +111,6 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
         arm()
     config = None
     if root is not None and event in events.USES_CONFIG:
-        from ..config import load_config
-
         config = load_config(root)  # once per hook, passed down
     out = events.HANDLERS[event](payload, root, config)
     return out.to_json() if out is not None else {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config
 from ..errors import NotFoundError, UsageError
 from ..fsutil import file_lock
 from ..redact import redact
@@ -58,7 +58,7 @@ def _day(now) -> str:
 
 # --- analysis -------------------------------------------------------------------
 
-def analyze(root: Path, *, persist: bool = True, config=None, now=None) -> Review:
+def analyze(root: Path, *, config: Config, persist: bool = True, now=None) -> Review:
     if not persist:
         return _analyze(root, persist=False, config=config, now=now)
     with _lock(root):
@@ -90,8 +90,7 @@ def _duplicate(sig: Signal, text: str, kind: str, ctx: dict, threshold: float) -
     return None
 
 
-def _analyze(root: Path, *, persist: bool, config=None, now=None) -> Review:
-    config = config or load_config(root)
+def _analyze(root: Path, *, persist: bool, config: Config, now=None) -> Review:
     now = now or utcnow()
     threshold = float(config["reflect.fold_threshold"])
     review = Review()
@@ -249,7 +248,8 @@ def _single(root: Path, sig_id: str) -> C.Candidate:
 
 
 def promote(root: Path, item_id: str, target: str | None = None, *, text: str | None = None,
-            category: str | None = None, force: bool = False, replace: bool = False, now=None) -> dict:
+            category: str | None = None, force: bool = False, replace: bool = False, config: Config,
+            now=None) -> dict:
     """Approve a candidate (any of its signal ids) or send a learning to another target."""
     now = now or utcnow()
     item_id = item_id.strip().upper()
@@ -258,7 +258,7 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
     with _lock(root):
         if item_id.startswith("LRN-"):
             return _promote_learning(root, P.local_learning(root, item_id), target or "global", now)
-        review = _analyze(root, persist=True, now=now)
+        review = _analyze(root, persist=True, config=config, now=now)
         cand = _find(review, item_id) or _single(root, item_id)
         done = _already_promoted(root, cand) if cand.action == "promote" else None
         if done is not None:
@@ -359,11 +359,11 @@ def _maybe(root: Path, sig_id: str) -> Signal | None:
         return None
 
 
-def dismiss(root: Path, ids: list[str], *, reason: str = "", now=None) -> list[dict]:
+def dismiss(root: Path, ids: list[str], *, config: Config, reason: str = "", now=None) -> list[dict]:
     now = now or utcnow()
     out = []
     with _lock(root):
-        review = _analyze(root, persist=True, now=now)
+        review = _analyze(root, persist=True, config=config, now=now)
         for item_id in (i.strip().upper() for i in ids):
             cand = _find(review, item_id)
             if cand is not None and cand.action == "globalize":
@@ -412,7 +412,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
 
 # --- reading ---------------------------------------------------------------------
 
-def show(root: Path, item_id: str) -> dict:
+def show(root: Path, item_id: str, *, config: Config) -> dict:
     item_id = item_id.strip().upper()
     if item_id.startswith("LRN-"):
         return {"learning": learnings.get(root, item_id).to_dict()}
@@ -426,7 +426,7 @@ def show(root: Path, item_id: str) -> dict:
         if item is None:
             raise NotFoundError(f"no reflexion entry {item_id}")
         return {"reflexion": item.to_dict()}
-    cand = _find(_analyze(root, persist=False), item_id)
+    cand = _find(_analyze(root, persist=False, config=config), item_id)
     sig_ids = cand.signal_ids if cand else [item_id]
     return {"candidate": cand.to_dict() if cand else None,
             "signals": [store.get(root, s).to_dict() for s in sig_ids]}

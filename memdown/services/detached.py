@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
     from typing import Any, Callable
 
+    from ..config import Config
+
 
 def start_worker(root: Path) -> None:
     """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""
@@ -41,24 +43,28 @@ def start_worker(root: Path) -> None:
     )
 
 
-def run_or_start(root: Path, job_file: Path) -> bool:
-    """Run ``job_file`` here in sync mode (True when it succeeded), else start a worker (True)."""
-    if hook_sync():
+def run_or_start(root: Path, job_file: Path, config: Config | None) -> bool:
+    """Run ``job_file`` here in sync mode (True when it succeeded), else start a worker (True).
+
+    ``config`` is needed only in sync mode (the caller loads it only then).
+    """
+    if hook_sync() and config is not None:
         from .worker import run_job_file
 
-        return run_job_file(root, job_file)
+        return run_job_file(root, config, job_file)
     start_worker(root)
     return True
 
 
-def queue_job(root: Path, job: str, payload: dict[str, Any], budget: Callable[[], None] | None = None) -> None:
+def queue_job(root: Path, job: str, payload: dict[str, Any], budget: Callable[[], None] | None = None,
+              config: Config | None = None) -> None:
     """Durable job first, then the time budget (``budget()``), then the worker: a capture hook's whole work."""
     from .jobs import enqueue, hook_log
 
     job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
     if budget is not None:
         budget()  # only now may the time budget run out
-    if not run_or_start(root, job_file):
+    if not run_or_start(root, job_file, config):
         hook_log(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; "
                             "see the worker line)")
 

@@ -147,7 +147,7 @@ class Memory:
             until=kw.get("until"),
             source=kw.get("source"),
             mode=kw.get("mode") or self.config["search.mode"],
-            fusion_depth=self.config["search.fusion_depth"],
+            candidate_depth=self.config["search.candidate_depth"],
         )
 
     def search(self, query: str, *, k: int | None = None, kind: str | None = None, since: str | None = None,

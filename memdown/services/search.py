@@ -28,9 +28,9 @@ class SearchOptions:
     until: str | None = None
     source: str | None = None  # a glob over paths relative to the memory root
     mode: str = "hybrid"
-    fusion_depth: int = 10
-    # Windows (services/windows.py): the unit hits fetched to score sections from, and the size
-    # budget of one window; window_chars = 0 returns the matched units alone, one per section.
+    candidate_depth: int = 10
+    # Windows (services/windows.py): the size budget of one window; window_chars = 0 returns the
+    # matched units alone, one per section.
     window_chars: int = windows_mod.MAX_CHARS
     today: str | None = None  # what "last week" counts from (YYYY-MM-DD); None = the clock
 
@@ -145,7 +145,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     # A long section can yield several chunks; fetch a little extra so that
     # collapsing them still leaves k distinct sections.
     windows = root is not None and options.window_chars > 0
-    fetch = max(options.k + options.k // 2, options.fusion_depth)
+    fetch = max(options.k + options.k // 2, options.candidate_depth)
     if windows:
         fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table

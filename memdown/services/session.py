@@ -111,9 +111,9 @@ def _live_index_clause(root: Path, config: Config) -> str:
     if not config["watch.enabled"]:
         return ""
     try:
-        from ..daemon.lifecycle import ensure_daemon
+        from ..live.lifecycle import ensure_daemon
 
-        state = ensure_daemon(root)
+        state = ensure_daemon(root, config)
     except Exception as exc:
         hook_log(root, "SessionStart", f"live index not started: {type(exc).__name__}: {exc}")
         return ""
@@ -191,7 +191,7 @@ def _first_prompt_of_session(root: Path, session_id: str) -> bool:
 
 def _pointers(root: Path, prompt: str, k: int) -> list[str]:
     """One-line pointers from the warm daemon only; never wait for a cold index."""
-    from ..daemon.client import ask_daemon
+    from ..live.client import ask_daemon
 
     reply = ask_daemon(root, "search", {"query": prompt[:500], "k": k}, timeout=0.05, reply_timeout=0.3)
     if not reply or not reply.get("ok"):
@@ -213,7 +213,7 @@ def failure_note(root: Path, config: Config, payload: dict[str, Any]) -> str:
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
     error = str(payload.get("error") or "")
     fix = lookup_fix(root, tool_name=tool, tool_input=tool_input, error=error)
-    record_failure(root, session_id=str(payload.get("session_id") or ""), tool_name=tool,
+    record_failure(root, config, session_id=str(payload.get("session_id") or ""), tool_name=tool,
                    tool_input=tool_input, error=error, transcript_path=payload.get("transcript_path"))
     if not fix:
         return ""

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import load_config
+from ..config import Config
 from ..learning.known_facts import known_facts
 from ..signals.mining import mine_session as mine_with
 from ..signals.store import Signal
 
 
-def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=None) -> list[Signal]:
+def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config) -> list[Signal]:
     """Detect signals in the transcript since the stored mining point; write and return them."""
     root = Path(root)
-    config = config or load_config(root)
     adjust = None
     if config["reflect.meta_learning"]:
         from ..learning.meta import adjuster

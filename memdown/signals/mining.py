@@ -9,12 +9,11 @@ markdown-it-py; never lancedb/fastembed.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config, memdown_disabled
 from ..errors import MemdownError
 from ..fsutil import atomic_write_text, file_lock
 from . import store
@@ -153,7 +152,7 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
     return out
 
 
-def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=None,
+def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
                  facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None) -> list[Signal]:
     """Detect signals in the transcript since the stored mining point; write and return them.
 
@@ -163,8 +162,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=N
     (``services.signal_mining``), so mining never imports what sits above it.
     """
     root = Path(root)
-    config = config or load_config(root)
-    if not config["capture.enabled"] or os.environ.get("MEMDOWN_DISABLE") == "1":
+    if not config["mining.enabled"] or memdown_disabled():
         return []
     transcript_path = Path(transcript_path)
     if not transcript_path.exists():
