@@ -62,9 +62,6 @@ TEMPORARY_LAYER_EXEMPTIONS: dict[tuple[str, str], str] = {
 }
 # Cycles still allowed, as the set of modules in the cycle.
 TEMPORARY_CYCLE_EXEMPTIONS: dict[frozenset[str], str] = {
-    # cold: start_for_next_query (client.py) imports lifecycle, and lifecycle.ping imports client;
-    # starting a daemon is lifecycle's job, so the function can move there.
-    frozenset({"memdown.live.client", "memdown.live.lifecycle"}): "cold: start_for_next_query ↔ ping",
 }
 # Modules still allowed over MAX_MODULE_LINES (path relative to memdown/).
 TEMPORARY_SIZE_EXEMPTIONS: dict[str, str] = {
