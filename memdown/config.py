@@ -68,6 +68,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "watch": {
         "enabled": True,
+        "start_on_query": True,  # a CLI search/expand/stats answered in-process starts the daemon for the next one
         "debounce_ms": 1500,
         "idle_minutes": 30,
         "client_timeout_ms": 250,

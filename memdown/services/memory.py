@@ -79,10 +79,35 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
+        if not targets and not rebuild:
+            from .quickcheck import report_if_current
+
+            paths.require_root(self.root)
+            current = report_if_current(self.root, self.embedder.model_id, index_identity(self.embedder, self.config))
+            if current is not None:  # nothing changed: no LanceDB, no model
+                if self.embedder.cache is not None:
+                    self.embedder.cache.ensure_open()  # a damaged embedding cache is still healed and noticed
+                self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
+                return current
         self.embedder.load()
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
         self._table_ready = True
         return report
+
+    def export_snapshot(self, dest: Path):
+        """Write a verified snapshot of the (current) index to ``dest``; see services/snapshot.py."""
+        from .snapshot import export_snapshot
+
+        return export_snapshot(self.root, Path(dest), self.embedder, self.config)
+
+    def import_snapshot(self, src: Path):
+        """Replace the index with the verified snapshot ``src``; ``index()`` then embeds only what differs."""
+        from .snapshot import import_snapshot
+
+        info = import_snapshot(self.root, Path(src), self.embedder, self.config)
+        self._indexer = None  # its table object described the replaced index
+        self._table_ready = False
+        return info
 
     def ensure_index(self, *, refresh: bool = True) -> None:
         """Open the index for reading, building or refreshing it when needed.
