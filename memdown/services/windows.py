@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..store.anchors import strip_anchors
 from ..store.reader import UnreadableFile, path_of, read_memory_file
@@ -20,7 +20,24 @@ from ..store.reader import UnreadableFile, path_of, read_memory_file
 if TYPE_CHECKING:
     from ..index.table import FileRecord
     from .timeframe import DateRange
-    from .search import Hit
+
+
+class Hit(Protocol):
+    """What windows need of a search hit (``services.search.Hit``, which imports this module)."""
+
+    id: str
+    score: float
+    source: str
+    heading: str
+    date: str
+    session: str
+    start_line: int
+    end_line: int
+    section_start: int
+    section_end: int
+    text: str
+    window: "Window | None"
+    notes: list[str]
 
 CLIP_MARK = "…"
 # Tuned on the dev half of bench/eval_conversations.py (docs/retrieval.md); module constants so
