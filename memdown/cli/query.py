@@ -61,7 +61,7 @@ def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
     finally:
         echo_notices(mem)
         if mem.root.is_dir():
-            from ..live.client import start_for_next_query
+            from ..live.lifecycle import start_for_next_query
 
             start_for_next_query(mem.root)  # the next search in a fresh process is answered warm
 
