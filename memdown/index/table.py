@@ -29,6 +29,25 @@ TABLE_NAME = "chunks"
 # Old table versions stay readable this long after a compaction, so a reader
 # that opened the table just before never fails with "Not found".
 CLEANUP_AGE = timedelta(minutes=5)
+VECTOR_INDEX = "vector_idx"
+
+
+@dataclass(frozen=True)
+class AnnSettings:
+    """The ANN vector index and how queries probe it (chosen in docs/scale.md by
+    recall@10 against exact search on real vectors of the packaged model)."""
+
+    index_type: str = "IVF_HNSW_SQ"
+    rows_per_partition: int = 4096
+    nprobes: int = 20
+    ef: int = 150
+    refine_factor: int = 0  # 0: no re-ranking with the full vectors
+
+    def partitions(self, rows: int) -> int:
+        return max(1, min(1024, rows // self.rows_per_partition))
+
+
+ANN = AnnSettings()
 RESULT_COLUMNS = [
     "id", "source", "kind", "heading", "start_line", "end_line", "section_start",
     "section_end", "date", "session", "turn", "transcript", "text",
@@ -69,7 +88,7 @@ def sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _schema(dim: int):
+def table_schema(dim: int):
     import pyarrow as pa
 
     text_fields = ["id", "source", "kind", "heading"]
@@ -153,6 +172,7 @@ class ChunkTable:
         self._table = None
         self.meta: IndexMeta | None = None
         self.files: dict[str, FileRecord] = {}
+        self._ann_known: tuple[int, bool] | None = None  # (table version, has the ANN index)
 
     # --- sidecars ---------------------------------------------------------
     @property
@@ -259,7 +279,7 @@ class ChunkTable:
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
         self._db = lancedb.connect(self.dir, read_consistency_interval=timedelta(0))
-        self._table = self._db.create_table(TABLE_NAME, schema=_schema(dim))
+        self._table = self._db.create_table(TABLE_NAME, schema=table_schema(dim))
         self.meta = IndexMeta(model_id=model_id, dim=dim, fts_config=fts_config)
         self.files = {}
         self.save_sidecars()
@@ -305,6 +325,51 @@ class ChunkTable:
         for column in ("id", "source"):
             if f"{column}_idx" not in existing:
                 self.table.create_index(column, config=BTree(), name=f"{column}_idx")
+
+    # --- the ANN vector index ----------------------------------------------
+    def vector_index_rows(self) -> tuple[int, int] | None:
+        """(rows in the ANN index, rows not yet folded in), or None without one."""
+        if not self.has_vector_index():
+            return None
+        stats = self.table.index_stats(VECTOR_INDEX)
+        if stats is None:
+            return None
+        return int(stats.num_indexed_rows), int(stats.num_unindexed_rows)
+
+    def has_vector_index(self) -> bool:
+        """Whether the table has the ANN index (remembered per table version: queries ask often)."""
+        version = int(self.table.version)
+        if self._ann_known is None or self._ann_known[0] != version:
+            names = {idx.name for idx in self.table.list_indices()}
+            self._ann_known = (version, VECTOR_INDEX in names)
+        return self._ann_known[1]
+
+    def build_vector_index(self, settings: AnnSettings = ANN) -> None:
+        """Train and write the ANN index over the rows there now (minutes at 1M rows).
+
+        Rows added later are still searched (by brute force) until optimize()
+        folds them into the index.
+        """
+        self.table.create_index(
+            metric="cosine",
+            vector_column_name="vector",
+            index_type=settings.index_type,
+            num_partitions=settings.partitions(self.count()),
+            name=VECTOR_INDEX,
+            replace=True,
+        )
+        self._ann_known = None
+
+    def tune_vector_query(self, builder, settings: AnnSettings = ANN):
+        """Probe settings for a vector or hybrid query; unchanged (exact search) without an ANN index."""
+        if not self.has_vector_index():
+            return builder
+        builder = builder.nprobes(settings.nprobes)
+        if settings.index_type.startswith("IVF_HNSW"):
+            builder = builder.ef(settings.ef)
+        if settings.refine_factor:
+            builder = builder.refine_factor(settings.refine_factor)
+        return builder
 
     def optimize(self) -> None:
         self.table.optimize(cleanup_older_than=CLEANUP_AGE)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..config import Config
@@ -27,8 +27,17 @@ from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_BATCH = 128  # texts per progress step; the model batches inside
+# A full build streams: files are chunked, embedded and written this many
+# chunks at a time, so its memory does not grow with the memory's size.
+BUILD_BATCH = 4096
+# Chunks per table write in a full build (fewer, larger fragments).
+WRITE_ROWS = 65536
 # What LanceDB raises on damaged files (it has no exception classes of its own).
 _LANCE_ERRORS = (RuntimeError, OSError, ValueError)
 
@@ -145,6 +154,7 @@ class Indexer:
                     raise IndexUnavailableError(f"cannot write the index ({damage_reason(again)})") from None
         report.embedded = self.embedder.embedded - embedded_before
         report.chunks_total = sum(r.chunks for r in self.table.files.values())
+        self._maybe_start_vector_index(report.chunks_total)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
@@ -152,11 +162,14 @@ class Indexer:
               progress: ProgressCallback | None) -> None:
         explicit = targets is not None and not fresh
         files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
-        pending = self._collect(files, report, explicit=explicit, fresh=fresh)
-        if not explicit:
-            self._remove_deleted({source_of(self.root, f) for f in files}, report)
-        self._embed(pending, progress)
-        self._write(pending, report, bulk=fresh)
+        if fresh:
+            self._build(files, report, progress)
+        else:
+            pending = list(self._collect(files, report, explicit=explicit, fresh=fresh))
+            if not explicit:
+                self._remove_deleted({source_of(self.root, f) for f in files}, report)
+            self._embed(pending, progress)
+            self._write(pending, report)
         self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
         self.table.save_sidecars()
 
@@ -177,8 +190,7 @@ class Indexer:
                 files.append(target)
         return files
 
-    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> list[_Pending]:
-        pending: list[_Pending] = []
+    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> Iterator[_Pending]:
         options = chunk_options(self.config)
         for path in files:
             source = source_of(self.root, path)
@@ -208,8 +220,7 @@ class Indexer:
             chunks = chunk_markdown(source, mfile.text, options)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
             record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks))
-            pending.append(_Pending(source, record, chunks, old_rows))
-        return pending
+            yield _Pending(source, record, chunks, old_rows)
 
     def _embed(self, pending: list[_Pending], progress: ProgressCallback | None) -> None:
         """Fill vectors: reuse unchanged rows, then cache, then the model."""
@@ -227,31 +238,66 @@ class Indexer:
         total = len(todo)
         for start in range(0, total, EMBED_BATCH):
             batch = todo[start : start + EMBED_BATCH]
-            for chunk, vector in zip(batch, self.embedder.embed([c.embed_text for c in batch])):
+            texts = [c.embed_text for c in batch]
+            for chunk, vector in zip(batch, self.embedder.embed_array(texts, [c.embed_hash for c in batch])):
                 chunk.vector = vector
             if progress:
                 progress("embedding", min(start + EMBED_BATCH, total), total)
 
-    def _write(self, pending: list[_Pending], report: IndexReport, *, bulk: bool) -> None:
-        if bulk:
-            rows = [_row(c) for item in pending for c in item.chunks]
-            for start in range(0, len(rows), 5000):
-                self.table.table.add(rows[start : start + 5000])
-            for item in pending:
-                self.table.files[item.source] = item.record
-                report.chunks_added += len(item.chunks)
-                report.files_indexed += 1
-            if rows:
-                self.table.ensure_indexes(FTS_OPTIONS)
-            self.table.save_sidecars()
-            return
+    def _build(self, files: list[Path], report: IndexReport, progress: ProgressCallback | None) -> None:
+        """A full build in bounded memory: BUILD_BATCH chunks are chunked, embedded and
+        turned into Arrow columns at a time; the table is written every WRITE_ROWS rows."""
+        batch: list[_Pending] = []
+        ready: list[pa.Table] = []
+        chunks = ready_rows = 0
+        for done, item in enumerate(self._collect(files, report, explicit=False, fresh=True), start=1):
+            batch.append(item)
+            chunks += len(item.chunks)
+            if chunks >= BUILD_BATCH:
+                ready.append(self._arrow_batch(batch, report))
+                ready_rows += chunks
+                batch, chunks = [], 0
+                if ready_rows >= WRITE_ROWS:
+                    self._append(ready)
+                    ready, ready_rows = [], 0
+            if progress:
+                progress("indexing files", done, len(files))
+        if batch:
+            ready.append(self._arrow_batch(batch, report))
+        self._append(ready)
+        if self.table.files:
+            self.table.ensure_indexes(FTS_OPTIONS)
+        self.table.save_sidecars()
+
+    def _arrow_batch(self, batch: list[_Pending], report: IndexReport) -> "pa.Table":
+        chunks = [c for item in batch for c in item.chunks]
+        # Shortest first inside the batch: similar lengths share a model batch (less padding).
+        order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].embed_text))
+        vectors = self.embedder.embed_array([chunks[i].embed_text for i in order],
+                                            [chunks[i].embed_hash for i in order])
+        if len(chunks):
+            vectors = vectors[_inverse(order)]
+        for item in batch:
+            self.table.files[item.source] = item.record
+            report.chunks_added += len(item.chunks)
+            report.files_indexed += 1
+        return arrow_rows(chunks, vectors, self.table.meta.dim)  # type: ignore[union-attr]
+
+    def _append(self, ready: list["pa.Table"]) -> None:
+        if ready and any(b.num_rows for b in ready):
+            import pyarrow as pa
+
+            self.table.table.add(pa.concat_tables(ready))
+
+    def _write(self, pending: list[_Pending], report: IndexReport) -> None:
         for item in pending:
             new_ids = {c.id for c in item.chunks}
             unchanged = set(item.old_rows) == new_ids and all(
                 _same_row(item.old_rows[c.id], c) for c in item.chunks
             )
             if not unchanged:
-                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+                vectors = _stack([c.vector for c in item.chunks], self.table.meta.dim)  # type: ignore[union-attr]
+                self.table.replace_source(item.source, arrow_rows(item.chunks, vectors, self.table.meta.dim))  # type: ignore[union-attr]
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -259,6 +305,14 @@ class Indexer:
             self.table.files[item.source] = item.record
             self.table.save_sidecars()  # after every file: a crash loses at most one file's bookkeeping
         self._maybe_optimize()
+
+    def _maybe_start_vector_index(self, rows: int) -> None:
+        """Past ``index.ann_min_rows`` chunks, have the ANN index built in the background."""
+        from .vector_index import ann_due, start_background_build
+
+        min_rows = self.config["index.ann_min_rows"]
+        if rows >= min_rows > 0 and ann_due(self.table, min_rows):
+            start_background_build(self.root)
 
     def _maybe_optimize(self) -> None:
         meta = self.table.meta
@@ -280,25 +334,42 @@ class Indexer:
         self.table.save_sidecars()
 
 
-def _row(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "id": chunk.id,
-        "source": chunk.source,
-        "kind": chunk.kind,
-        "heading": chunk.heading,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "section_start": chunk.section_start,
-        "section_end": chunk.section_end,
-        "date": chunk.date,
-        "session": chunk.session,
-        "turn": chunk.turn,
-        "transcript": chunk.transcript,
-        "text": chunk.text,
-        "fts_text": fts_text(chunk.heading, chunk.text, chunk.date),
-        "embed_hash": chunk.embed_hash,
-        "vector": list(chunk.vector or []),
-    }
+_TEXT_COLUMNS = ("id", "source", "kind", "heading", "date", "session", "turn", "transcript", "text")
+_INT_COLUMNS = ("start_line", "end_line", "section_start", "section_end")
+
+
+def arrow_rows(chunks: list[Chunk], vectors: "np.ndarray", dim: int) -> "pa.Table":
+    """The table rows for ``chunks`` as Arrow columns; vectors stay one float32 buffer."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns: dict[str, Any] = {name: pa.array([getattr(c, name) for c in chunks], pa.string())
+                               for name in _TEXT_COLUMNS}
+    columns.update({name: pa.array([getattr(c, name) for c in chunks], pa.int32()) for name in _INT_COLUMNS})
+    columns["fts_text"] = pa.array([fts_text(c.heading, c.text, c.date) for c in chunks], pa.string())
+    columns["embed_hash"] = pa.array([c.embed_hash for c in chunks], pa.string())
+    flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
+    columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
+    from ..index.table import table_schema
+
+    schema = table_schema(dim)
+    return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def _stack(vectors: list[Any], dim: int) -> "np.ndarray":
+    import numpy as np
+
+    if not vectors:
+        return np.zeros((0, dim), dtype=np.float32)
+    return np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+
+
+def _inverse(order: list[int]) -> list[int]:
+    """The permutation that undoes ``order`` (row i of the result is item i of the input)."""
+    inverse = [0] * len(order)
+    for position, index in enumerate(order):
+        inverse[index] = position
+    return inverse
 
 
 def _same_row(old: dict[str, Any], chunk: Chunk) -> bool:

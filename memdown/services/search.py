@@ -145,6 +145,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
             .distance_type("cosine")
             .rerank(RRFReranker())
         )
+    if options.mode != "text":
+        builder = table.tune_vector_query(builder)  # ANN probe settings, only once the ANN index exists
     if where:
         builder = builder.where(where, prefilter=True)
     rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
