@@ -69,23 +69,26 @@ class HashedBagOfWords:
     _word = re.compile(r"[a-z0-9_]+")
 
     def __init__(self) -> None:
-        self._slots: dict[str, tuple[int, float]] = {}
+        self._slots: dict[str, int] = {}  # word -> (slot + 1) * sign
 
-    def _slot(self, word: str) -> tuple[int, float]:
-        found = self._slots.get(word)
-        if found is None:
-            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
-            found = self._slots[word] = (h % self.dim, 1.0 if (h >> 32) & 1 else -1.0)
+    def _slot(self, word: str) -> int:
+        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        found = self._slots[word] = (h % self.dim + 1) * (1 if (h >> 32) & 1 else -1)
         return found
 
     def embed_array(self, texts):
         import numpy as np
 
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        slots, rows = [], []
+        known, find = self._slots, self._word.findall
         for row, text in enumerate(texts):
-            for word in self._word.findall(text.lower()):
-                slot, sign = self._slot(word)
-                out[row, slot] += sign
+            words = find(text.lower())
+            slots.extend([known[w] if w in known else self._slot(w) for w in words])
+            rows.extend([row] * len(words))
+        signed = np.asarray(slots, dtype=np.int64)
+        flat = np.asarray(rows, dtype=np.int64) * self.dim + np.abs(signed) - 1
+        out = np.bincount(flat, weights=np.sign(signed), minlength=len(texts) * self.dim)
+        out = out.reshape(len(texts), self.dim).astype(np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
@@ -233,7 +236,7 @@ def run_step(name: str, size_dir: Path) -> dict:
     return result
 
 
-def bench_size(size: int) -> dict:
+def bench_size(size: int, steps: list[str], saved: dict) -> dict:
     size_dir = WORK / str(size)
     root = size_dir / "mem"
     marker = size_dir / "written.json"
@@ -245,8 +248,8 @@ def bench_size(size: int) -> dict:
         (root / "logs").mkdir()
         size_bytes = write_memory(root, size)
         marker.write_text(json.dumps({"target": size, "bytes": size_bytes}))
-    out = {"target": size}
-    for name in ("build", "ann", "search", "append"):
+    out = {"target": size, **saved}
+    for name in steps:
         out[name] = run_step(name, size_dir)
         print(f"  {size}: {name} {json.dumps(out[name])}", flush=True)
     return out
@@ -270,6 +273,8 @@ def print_table(results: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--steps", default="build,ann,search,append",
+                        help="re-run only some steps on an existing memory (e.g. ann,search)")
     parser.add_argument("--recall", type=int, default=0, help="real-model ANN recall check on this many texts")
     parser.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
@@ -290,7 +295,8 @@ def main() -> None:
         return
     results = []
     for size in [int(s) for s in args.sizes.split(",") if s]:
-        results.append(bench_size(size))
+        results.append(bench_size(size, args.steps.split(","), saved.get(str(size), {})))
+        saved = json.loads(results_file.read_text()) if results_file.exists() else {}  # another size may have landed
         saved[str(size)] = results[-1]
         results_file.write_text(json.dumps(saved, indent=1))
     print_table(results)

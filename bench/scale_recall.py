@@ -142,10 +142,10 @@ def real_queries() -> list[str]:
 # (index type, partitions, nprobes, ef, refine factor); partitions and nprobes are
 # varied because at N rows they stand for N*k rows with k times the partitions.
 GRID = [
-    ("IVF_PQ", 16, 2, 0, 0), ("IVF_PQ", 16, 2, 0, 10), ("IVF_PQ", 64, 6, 0, 10), ("IVF_PQ", 64, 12, 0, 10),
-    ("IVF_SQ", 64, 6, 0, 0), ("IVF_SQ", 64, 12, 0, 0),
-    ("IVF_HNSW_SQ", 16, 2, 100, 0), ("IVF_HNSW_SQ", 64, 6, 100, 0), ("IVF_HNSW_SQ", 64, 12, 150, 0),
-    ("IVF_HNSW_SQ", 64, 6, 300, 0),
+    ("IVF_PQ", 64, 8, 0, 0), ("IVF_PQ", 64, 8, 0, 10), ("IVF_PQ", 64, 13, 0, 10), ("IVF_PQ", 64, 16, 0, 10),
+    ("IVF_PQ", 64, 13, 0, 20), ("IVF_PQ", 16, 4, 0, 10), ("IVF_PQ", 128, 26, 0, 10),
+    ("IVF_SQ", 64, 13, 0, 0), ("IVF_SQ", 64, 13, 0, 10),
+    ("IVF_HNSW_SQ", 64, 13, 150, 0), ("IVF_HNSW_SQ", 64, 16, 150, 10),
 ]
 
 

@@ -12,6 +12,7 @@ line by :func:`damage_reason` (no Rust paths reach the user).
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import time
@@ -34,17 +35,25 @@ VECTOR_INDEX = "vector_idx"
 
 @dataclass(frozen=True)
 class AnnSettings:
-    """The ANN vector index and how queries probe it (chosen in docs/scale.md by
-    recall@10 against exact search on real vectors of the packaged model)."""
+    """The ANN vector index and how queries probe it. Chosen by recall@10 against
+    exact search with real vectors of the packaged model (docs/scale.md): what
+    limits recall is the share of IVF partitions probed, and PQ's coarse distances
+    are repaired by re-ranking a few candidates with the full vectors."""
 
-    index_type: str = "IVF_HNSW_SQ"
+    index_type: str = "IVF_PQ"
     rows_per_partition: int = 4096
-    nprobes: int = 20
-    ef: int = 150
-    refine_factor: int = 0  # 0: no re-ranking with the full vectors
+    probe_share: float = 0.2  # of the partitions, per query
+    refine_factor: int = 10  # re-rank k * this many candidates with the full vectors
 
     def partitions(self, rows: int) -> int:
         return max(1, min(1024, rows // self.rows_per_partition))
+
+    def sub_vectors(self, dim: int) -> int | None:
+        """PQ sub-vectors of 8 dimensions each (48 for the packaged model's 384)."""
+        return dim // 8 if self.index_type.endswith("PQ") and dim % 8 == 0 and dim >= 8 else None
+
+    def nprobes(self, partitions: int) -> int:
+        return max(1, math.ceil(self.probe_share * partitions))
 
 
 ANN = AnnSettings()
@@ -172,7 +181,7 @@ class ChunkTable:
         self._table = None
         self.meta: IndexMeta | None = None
         self.files: dict[str, FileRecord] = {}
-        self._ann_known: tuple[int, bool] | None = None  # (table version, has the ANN index)
+        self._ann_known: tuple[int, int | None] | None = None  # see _ann_state
 
     # --- sidecars ---------------------------------------------------------
     @property
@@ -337,12 +346,16 @@ class ChunkTable:
         return int(stats.num_indexed_rows), int(stats.num_unindexed_rows)
 
     def has_vector_index(self) -> bool:
-        """Whether the table has the ANN index (remembered per table version: queries ask often)."""
+        return self._ann_state()[1] is not None
+
+    def _ann_state(self) -> tuple[int, int | None]:
+        """(table version, rows in the ANN index or None), remembered per version: every query asks."""
         version = int(self.table.version)
         if self._ann_known is None or self._ann_known[0] != version:
             names = {idx.name for idx in self.table.list_indices()}
-            self._ann_known = (version, VECTOR_INDEX in names)
-        return self._ann_known[1]
+            stats = self.table.index_stats(VECTOR_INDEX) if VECTOR_INDEX in names else None
+            self._ann_known = (version, int(stats.num_indexed_rows) if stats is not None else None)
+        return self._ann_known
 
     def build_vector_index(self, settings: AnnSettings = ANN) -> None:
         """Train and write the ANN index over the rows there now (minutes at 1M rows).
@@ -350,6 +363,8 @@ class ChunkTable:
         Rows added later are still searched (by brute force) until optimize()
         folds them into the index.
         """
+        dim = self.meta.dim if self.meta else 0
+        extra = {"num_sub_vectors": settings.sub_vectors(dim)} if settings.sub_vectors(dim) else {}
         self.table.create_index(
             metric="cosine",
             vector_column_name="vector",
@@ -357,16 +372,16 @@ class ChunkTable:
             num_partitions=settings.partitions(self.count()),
             name=VECTOR_INDEX,
             replace=True,
+            **extra,
         )
         self._ann_known = None
 
     def tune_vector_query(self, builder, settings: AnnSettings = ANN):
         """Probe settings for a vector or hybrid query; unchanged (exact search) without an ANN index."""
-        if not self.has_vector_index():
+        indexed = self._ann_state()[1]
+        if indexed is None:
             return builder
-        builder = builder.nprobes(settings.nprobes)
-        if settings.index_type.startswith("IVF_HNSW"):
-            builder = builder.ef(settings.ef)
+        builder = builder.nprobes(settings.nprobes(settings.partitions(indexed)))
         if settings.refine_factor:
             builder = builder.refine_factor(settings.refine_factor)
         return builder

@@ -296,8 +296,7 @@ class Indexer:
                 _same_row(item.old_rows[c.id], c) for c in item.chunks
             )
             if not unchanged:
-                vectors = _stack([c.vector for c in item.chunks], self.table.meta.dim)  # type: ignore[union-attr]
-                self.table.replace_source(item.source, arrow_rows(item.chunks, vectors, self.table.meta.dim))  # type: ignore[union-attr]
+                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -356,12 +355,26 @@ def arrow_rows(chunks: list[Chunk], vectors: "np.ndarray", dim: int) -> "pa.Tabl
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
-def _stack(vectors: list[Any], dim: int) -> "np.ndarray":
-    import numpy as np
-
-    if not vectors:
-        return np.zeros((0, dim), dtype=np.float32)
-    return np.stack([np.asarray(v, dtype=np.float32) for v in vectors])
+def _row(chunk: Chunk) -> dict[str, Any]:
+    """One row as a dict (the incremental path: a few rows per changed file)."""
+    return {
+        "id": chunk.id,
+        "source": chunk.source,
+        "kind": chunk.kind,
+        "heading": chunk.heading,
+        "start_line": chunk.start_line,
+        "end_line": chunk.end_line,
+        "section_start": chunk.section_start,
+        "section_end": chunk.section_end,
+        "date": chunk.date,
+        "session": chunk.session,
+        "turn": chunk.turn,
+        "transcript": chunk.transcript,
+        "text": chunk.text,
+        "fts_text": fts_text(chunk.heading, chunk.text, chunk.date),
+        "embed_hash": chunk.embed_hash,
+        "vector": [] if chunk.vector is None else [float(x) for x in chunk.vector],
+    }
 
 
 def _inverse(order: list[int]) -> list[int]:
