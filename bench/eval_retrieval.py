@@ -2,7 +2,7 @@
 
     python bench/eval_retrieval.py                       # dev split, current settings
     python bench/eval_retrieval.py --split test          # the held-out half (report this, never tune on it)
-    python bench/eval_retrieval.py --set chunking.max_chars=400 --set search.fusion_depth=20
+    python bench/eval_retrieval.py --set chunking.max_chars=400 --set search.candidate_depth=20
 
 Prints recall@5, recall@10, MRR@10 and the characters returned in the top 10,
 for hybrid, vector-only and text-only, overall and per query type. Uses the

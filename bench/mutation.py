@@ -39,13 +39,13 @@ REPO = Path(__file__).resolve().parent.parent
 IGNORE = shutil.ignore_patterns(".venv", "venv", ".git", "__pycache__", ".pytest_cache", "node_modules",
                                 ".memdown", "*.egg-info", ".mypy_cache", ".ruff_cache")
 
-LOCK_TESTS = ["tests/test_learning_reflector.py", "tests/test_signals_store.py", "tests/test_fsutil*.py",
+LOCK_TESTS = ["tests/test_learning_sweep.py", "tests/test_signals_store.py", "tests/test_fsutil*.py",
               "tests/test_*lock*.py", "tests/test_*concurren*.py"]
 ATOMIC_TESTS = ["tests/test_atomic_faults.py", "tests/test_fsutil*.py", "tests/test_learning_promote.py"]
 REDACT_TESTS = ["tests/test_redact*.py", "tests/test_signals_store.py", "tests/test_learning_fixes.py",
                 "tests/test_secret*.py"]
 FUSION_TESTS = ["tests/test_hybrid_fusion.py", "tests/test_search_unit.py"]
-BACKUP_TESTS = ["tests/test_learning_promote.py", "tests/test_learning_reflect.py", "tests/test_reflect_cli.py",
+BACKUP_TESTS = ["tests/test_learning_promote.py", "tests/test_learning_review.py", "tests/test_reflect_cli.py",
                 "tests/test_*trust*.py", "tests/test_*promot*.py"]
 
 
@@ -93,7 +93,7 @@ MUTANTS = [
     Mutant("redact-finds-nothing", "redaction", ["memdown/redact.py", "memdown/redact/*.py"],
            r"^([ \t]*)(def find_secrets\((?:[^()]|\([^()]*\))*\)[^:\n]*:[ \t]*)$",
            r"\1\2\n\1    return []  # MUTANT: no findings", REDACT_TESTS),
-    Mutant("redact-skipped-in-signal-files", "redaction", ["memdown/signals/entries.py"],
+    Mutant("redact-skipped-in-signal-files", "redaction", ["memdown/store/entries.py"],
            r"^([ \t]*)return redact\((\w+)\)[ \t]*(?:#.*)?$", r"\1return \2  # MUTANT", REDACT_TESTS,
            function="_redact"),
     Mutant("redact-skipped-in-summaries", "redaction", ["memdown/services/summarize.py"],

@@ -3,7 +3,13 @@
 Layers, later wins: built-in defaults < global ``config.toml`` < project
 ``.memdown/config.toml`` < ``MEMDOWN_<SECTION>_<KEY>`` environment variables.
 Only known keys are accepted, and values are coerced to the default's type,
-so a typo fails loudly instead of being ignored.
+so a typo fails loudly instead of being ignored. Renamed keys (``RENAMED``)
+keep working under their old name, with a one-line notice on stderr.
+
+Loaded once at each edge (the CLI command, the hook runner, the worker, the
+daemon) and passed down: library modules take a ``Config``, never load one.
+The process-wide switches (``MEMDOWN_DISABLE``, ``MEMDOWN_HOOK_SYNC``) are
+read here too, with one meaning each.
 
 Standard library only on the read path (hooks load config).
 """
@@ -39,7 +45,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "search": {
         "k": 8,
         "mode": "hybrid",
-        "fusion_depth": 10,  # RRF over the top N of each retriever
+        # Candidates each retriever (vector, full text) hands to RRF fusion:
+        # max(k + k // 2, candidate_depth), so 15 at k=10.
+        "candidate_depth": 10,
     },
     "index": {
         "optimize_every": 50,  # compact after this many file merges
@@ -64,7 +72,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "idle_minutes": 30,
         "client_timeout_ms": 250,
     },
-    "capture": {
+    # Signal mining (corrections, failures, conventions for review). The daily
+    # log itself is always written; this section does not switch it.
+    "mining": {
         "enabled": True,
         "semantic": False,  # confirm/add signals with `claude -p` in the detached sweep
         "semantic_model": "haiku",
@@ -81,6 +91,38 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "compress": True,
     },
 }
+
+
+# Old key -> new key. Old names in config files, `config get/set` and
+# MEMDOWN_<OLD> environment variables keep working, with a notice.
+RENAMED: dict[str, str] = {
+    "search.fusion_depth": "search.candidate_depth",
+    "capture.enabled": "mining.enabled",
+    "capture.semantic": "mining.semantic",
+    "capture.semantic_model": "mining.semantic_model",
+    "capture.semantic_timeout": "mining.semantic_timeout",
+}
+_noticed: set[str] = set()
+
+
+def _notice_renamed(old: str, where: str) -> None:
+    """One line on stderr per old name and place, per process (stdout may be a hook's JSON)."""
+    line = f"memdown: config key {old} is now {RENAMED[old]} ({where}); the old name still works"
+    if line not in _noticed:
+        _noticed.add(line)
+        import sys
+
+        sys.stderr.write(line + "\n")
+
+
+def canonical_key(dotted: str, where: str = "") -> str:
+    """The current name of ``dotted``; an old name gets a notice when ``where`` says where it was used."""
+    new = RENAMED.get(dotted)
+    if new is None:
+        return dotted
+    if where:
+        _notice_renamed(dotted, where)
+    return new
 
 
 class Config:
@@ -114,7 +156,7 @@ class Config:
 
 
 def _split_key(dotted: str) -> tuple[str, str]:
-    section, _, key = dotted.partition(".")
+    section, _, key = canonical_key(dotted).partition(".")
     if section not in DEFAULTS or key not in DEFAULTS[section]:
         known = ", ".join(sorted(f"{s}.{k}" for s, ks in DEFAULTS.items() for k in ks))
         raise ConfigError(f"unknown config key {dotted!r}", hint=f"known keys: {known}")
@@ -165,18 +207,54 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def _apply(config: Config, data: dict[str, Any], origin: str) -> None:
+    found: dict[str, Any] = {}
     for section, keys in data.items():
         if not isinstance(keys, dict):
             raise ConfigError(f"{origin}: [{section}] must be a table")
         for key, raw in keys.items():
-            dotted = f"{section}.{key}"
-            config.values[section][key] = coerce(dotted, raw)
-            config.sources[dotted] = origin
+            found[f"{section}.{key}"] = raw
+    for dotted, raw in found.items():
+        new = canonical_key(dotted, origin)
+        if new != dotted and new in found:
+            continue  # both names in one file: the new one wins
+        section, key = _split_key(new)
+        config.values[section][key] = coerce(new, raw)
+        config.sources[new] = origin
 
 
 def env_var_name(dotted: str) -> str:
     section, key = _split_key(dotted)
     return f"MEMDOWN_{section.upper()}_{key.upper()}"
+
+
+# --- process-wide switches: environment only, one meaning each ---------------
+
+# The words that turn a switch on. hooks/memdown-hook matches MEMDOWN_DISABLE
+# against the same words (any letter case) before Python starts.
+ON_WORDS = ("1", "true", "yes")
+
+
+def env_flag(name: str) -> bool:
+    """True when environment variable ``name`` is 1, true or yes (any case)."""
+    return os.environ.get(name, "").lower() in ON_WORDS
+
+
+def memdown_disabled() -> bool:
+    """``MEMDOWN_DISABLE``: every hook is a no-op and nothing is captured or mined."""
+    return env_flag("MEMDOWN_DISABLE")
+
+
+def hook_sync() -> bool:
+    """``MEMDOWN_HOOK_SYNC``: hooks run their job in-process, without time budget or settle sleep (tests)."""
+    return env_flag("MEMDOWN_HOOK_SYNC")
+
+
+SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summarizer child
+
+
+def in_summarizer() -> bool:
+    """True inside memdown's own summarizer session, whose hooks must stay silent."""
+    return bool(os.environ.get(SUMMARIZER_ENV))
 
 
 def load_config(root: Path | None = None) -> Config:
@@ -186,6 +264,13 @@ def load_config(root: Path | None = None) -> Config:
     if root is not None:
         project_file = paths.project_config_file(root)
         _apply(config, _read_toml(project_file), str(project_file))
+    for old, new in RENAMED.items():
+        name = "MEMDOWN_" + old.replace(".", "_").upper()
+        if name in os.environ and env_var_name(new) not in os.environ:
+            canonical_key(old, f"env {name}")
+            section, key = _split_key(new)
+            config.values[section][key] = coerce(new, os.environ[name])
+            config.sources[new] = f"env {name}"
     for section, keys in DEFAULTS.items():
         for key in keys:
             dotted = f"{section}.{key}"
@@ -202,6 +287,7 @@ def set_value(dotted: str, raw: str, *, root: Path | None, scope: str = "project
 
     from .fsutil import atomic_write_text
 
+    dotted = canonical_key(dotted, "config set")
     value = coerce(dotted, raw)
     section, key = _split_key(dotted)
     if scope == "global":
@@ -211,6 +297,12 @@ def set_value(dotted: str, raw: str, *, root: Path | None, scope: str = "project
             raise ConfigError("no memory root for a project setting", hint="use --global")
         target = paths.project_config_file(root)
     data = _read_toml(target)
+    for old, new in RENAMED.items():  # the old spelling would only confuse whoever reads the file
+        old_section, _, old_key = old.partition(".")
+        if new == dotted and isinstance(data.get(old_section), dict):
+            data[old_section].pop(old_key, None)
+            if not data[old_section]:
+                del data[old_section]
     data.setdefault(section, {})[key] = value
     atomic_write_text(target, tomli_w.dumps(data))
     return target

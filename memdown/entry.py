@@ -26,7 +26,12 @@ def main() -> None:
     if argv and argv[0] in ("search", "expand", "stats"):
         from .cli.fastpath import run
 
-        code = run(argv)
+        try:
+            code = run(argv)
+        except BrokenPipeError:  # the reader went away (`memdown search … | head -3`)
+            from .cli.failure import quiet_broken_pipe
+
+            code = quiet_broken_pipe()
         if code is not None:
             sys.exit(code)
     from .cli.app import main as cli_main

@@ -22,7 +22,7 @@ FORBIDDEN = {
     "signals": {"cli", "hooks", "daemon"},
     "learning": {"cli", "hooks", "daemon"},
     "daemon": {"cli", "hooks"},
-    "hooks": {"cli"},
+    "hooks": {"cli", "daemon", "learning", "signals"},  # hooks reach those only through services
     "api": {"cli", "hooks", "daemon"},
     # foundations: importable from everywhere, importing nothing above them
     "paths": {"cli", "services", "hooks", "api", "daemon", "index", "store", "transcript", "signals", "learning"},

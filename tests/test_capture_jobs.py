@@ -18,8 +18,9 @@ from conftest import wait_for
 from transcript_factory import TranscriptBuilder, hook_payload
 
 from memdown import fsutil
+from memdown.config import load_config
 from memdown.errors import SpecialFileError
-from memdown.hooks import events
+from memdown.hooks import runner
 from memdown.services import jobs, worker
 from memdown.transcript.reader import LineReader
 
@@ -71,7 +72,7 @@ def test_enqueue_is_private_redacted_and_recoverable(tmp_path, memory_root):
     assert "[REDACTED" in record["payload"]["last_assistant_message"]
     assert TOKEN not in _everything_under(memory_root)  # unknown fields are dropped, text is redacted
     assert [p.name for p in job.parent.iterdir() if p.suffix == ".tmp"] == []  # the recovery copy is gone
-    assert worker.run_job_file(memory_root, job)
+    assert worker.run_job_file(memory_root, load_config(memory_root), job)
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root) and not job.exists()
     # The message is already in the transcript: the job holds ids only, and is private too.
     plain = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root, last_assistant_message="Reply 0 done."))
@@ -83,16 +84,16 @@ def test_hook_writes_the_job_before_the_budget_starts(tmp_path, memory_root, mon
     b, transcript = _session(tmp_path, "first turn")
     monkeypatch.setenv("MEMDOWN_HOOK_SYNC", "0")
     started: list[bool] = []
-    monkeypatch.setattr("memdown.hooks.detach.start_worker", lambda root: started.append(True))
+    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(True))
 
     def budget_gone() -> None:
         raise TimeoutError("budget")
 
     with pytest.raises(TimeoutError):
-        events.HANDLERS["Stop"](_stop(b, transcript, memory_root), memory_root, budget_gone)
+        runner.handle("Stop", _stop(b, transcript, memory_root), memory_root, budget_gone)
     assert len(jobs.pending_jobs(memory_root)) == 1 and not started
     monkeypatch.setenv("MEMDOWN_HOOK_SYNC", "1")
-    assert worker.drain(memory_root, max_seconds=5) == 1
+    assert worker.drain(memory_root, load_config(memory_root), max_seconds=5) == 1
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root)
 
 
@@ -113,7 +114,7 @@ def test_interrupted_tmp_job_is_recovered_and_a_torn_one_quarantined(tmp_path, m
     for p in (whole, torn):
         os.utime(p, (old, old))
     assert jobs.queue_status(memory_root).pending == 3
-    worker.drain(memory_root, max_seconds=5)
+    worker.drain(memory_root, load_config(memory_root), max_seconds=5)
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root)
     assert fresh.exists() and not whole.exists() and not torn.exists()
     quarantined = list(jobs.quarantine_dir(memory_root).glob("*.json"))
@@ -135,7 +136,7 @@ def test_legacy_failed_jobs_are_requeued_redacted_and_run(tmp_path, memory_root)
     assert TOKEN not in _everything_under(memory_root / "state")
     requeued = jobs.pending_jobs(memory_root)
     assert len(requeued) == 1 and _mode(requeued[0]) == 0o600
-    worker.drain(memory_root, max_seconds=5)
+    worker.drain(memory_root, load_config(memory_root), max_seconds=5)
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root) and not jobs.pending_jobs(memory_root)
 
 
@@ -155,7 +156,7 @@ def test_stranger_holding_the_day_lock_leaves_the_job_pending_then_it_is_recorde
     job = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root))
     strangers = [_hold(memory_root / "memory" / f".2026-11-{day}.md.lock") for day in (19, 20, 21)]  # any zone
     try:
-        assert not worker.run_job_file(memory_root, job)
+        assert not worker.run_job_file(memory_root, load_config(memory_root), job)
     finally:
         for fd in strangers:
             os.close(fd)
@@ -165,11 +166,11 @@ def test_stranger_holding_the_day_lock_leaves_the_job_pending_then_it_is_recorde
     log = (memory_root / "logs" / "hooks.log").read_text()
     assert "failed (attempt 1/" in log and " done " not in log
     assert jobs.queue_status(memory_root) == jobs.QueueStatus(pending=1, quarantined=0, failing=1)
-    assert worker.drain(memory_root, max_seconds=0) == 0  # not due yet: backoff
+    assert worker.drain(memory_root, load_config(memory_root), max_seconds=0) == 0  # not due yet: backoff
     monkeypatch.setattr(jobs, "BACKOFF_FIRST", 0.0)
     record["next_try"] = 0
     jobs.save(job, record)
-    assert worker.drain(memory_root, max_seconds=5) == 1
+    assert worker.drain(memory_root, load_config(memory_root), max_seconds=5) == 1
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root) and not job.exists()
 
 
@@ -183,7 +184,7 @@ def test_a_job_that_always_fails_is_quarantined_after_max_attempts(tmp_path, mem
     monkeypatch.setattr(jobs, "BACKOFF_FIRST", 0.0)
     job = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root, last_assistant_message="hello"))
     for _ in range(jobs.MAX_ATTEMPTS):
-        assert not worker.run_job_file(memory_root, job)
+        assert not worker.run_job_file(memory_root, load_config(memory_root), job)
     assert not job.exists()
     (quarantined,) = jobs.quarantine_dir(memory_root).glob("*.json")
     body = json.loads(quarantined.read_text())
@@ -198,7 +199,7 @@ def test_a_job_whose_worker_died_every_time_ends_in_quarantine(tmp_path, memory_
     record = json.loads(job.read_text())
     record["attempts"] = jobs.MAX_ATTEMPTS  # counted before each attempt: the last worker never came back
     jobs.save(job, record)
-    assert not worker.run_job_file(memory_root, job)
+    assert not worker.run_job_file(memory_root, load_config(memory_root), job)
     assert not job.exists() and len(list(jobs.quarantine_dir(memory_root).glob("*.json"))) == 1
 
 
@@ -256,7 +257,7 @@ def test_lone_surrogate_and_invalid_utf8_do_not_cost_later_turns(tmp_path, memor
         transcript.write_bytes(b"\n".join(lines) + b"\n")
         job = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root,
                                                       last_assistant_message="half \ud83d an emoji"))
-        assert worker.run_job_file(memory_root, job), n
+        assert worker.run_job_file(memory_root, load_config(memory_root), job), n
     text = _recorded(memory_root)
     for turn in b.turn_uuids:
         assert f"turn:{turn}" in text
@@ -282,15 +283,15 @@ def test_session_start_starts_no_second_worker_and_reports_the_queue(tmp_path, m
     (memory_root / "memory").mkdir(parents=True)
     jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root))
     started: list[Path] = []
-    monkeypatch.setattr("memdown.hooks.detach.start_worker", lambda root: started.append(root))
+    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(root))
     slot = jobs.take_worker_slot(memory_root)  # a worker is running
     try:
-        out = events.session_start({"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
+        out = runner.handle("SessionStart", {"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
         assert started == []
         assert "1 turn job(s) pending capture" in out["systemMessage"]
     finally:
         os.close(slot)
-    events.session_start({"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
+    runner.handle("SessionStart", {"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)
     assert started == [memory_root]
 
 
@@ -300,7 +301,7 @@ def test_drain_exits_at_once_when_every_slot_is_taken(memory_root):
         assert all(fd is not None for fd in fds) and jobs.take_worker_slot(memory_root) is None
         assert jobs.worker_running(memory_root)
         started = time.monotonic()
-        assert worker.drain(memory_root, max_seconds=30) == 0 and time.monotonic() - started < 5
+        assert worker.drain(memory_root, load_config(memory_root), max_seconds=30) == 0 and time.monotonic() - started < 5
     finally:
         for fd in fds:
             os.close(fd)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import stat
 import threading
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import wait_for
+from daemon_wire import raw_request
 
 from memdown import paths
 from memdown.api import Memory
@@ -44,7 +44,7 @@ def daemon(root: Path, fake_embedder):
     d.start()
     runner = threading.Thread(target=d.run_until_stopped, daemon=True)
     runner.start()
-    assert wait_for(lambda: d.warm, 20), "daemon never warmed up"
+    assert wait_for(lambda: d.warm, 90), "daemon never warmed up"
     yield d
     d.request_stop("test over")
     runner.join(5)
@@ -190,25 +190,7 @@ def test_garbage_oversized_and_bad_requests(daemon: Daemon, root: Path) -> None:
     sock_path = str(paths.socket_path(root))
 
     def raw(payload: bytes, *, shutdown: bool = False) -> dict | None:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-            s.settimeout(10)
-            s.connect(sock_path)
-            try:
-                s.sendall(payload)
-            except OSError:
-                pass  # the daemon may hang up before taking all of an oversized request
-            if shutdown:
-                s.shutdown(socket.SHUT_WR)
-            data = b""
-            while not data.endswith(b"\n"):
-                try:
-                    chunk = s.recv(65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data) if data else None
+        return raw_request(sock_path, payload, shutdown=shutdown)
 
     garbage = raw(b"\x00\xff not json at all\n")
     assert garbage["ok"] is False and garbage["exit_code"] == 2
@@ -264,7 +246,7 @@ def test_root_deleted_stops_the_daemon(root: Path, fake_embedder) -> None:
     d = Daemon(root, embedder=fake_embedder, debounce_ms=100, idle_seconds=0, warmup_delay=0.0)
     d.start()
     try:
-        assert wait_for(lambda: d.warm and settled(d), 20)
+        assert wait_for(lambda: d.warm and settled(d), 90)
         shutil.rmtree(root)
         reason = d.run_until_stopped()
         assert reason == "memory root deleted"
@@ -279,6 +261,28 @@ def test_idle_exit(root: Path, fake_embedder) -> None:
     try:
         assert d.run_until_stopped().startswith("idle")
     finally:
+        d.shutdown()
+
+
+def test_no_idle_exit_while_a_query_waits(root: Path, fake_embedder) -> None:
+    d = Daemon(root, embedder=fake_embedder, idle_seconds=0.3, warmup_delay=30)
+    d.start()
+    replies: list[dict | None] = []
+    try:
+        with d.lock:  # the index writer holds the lock (a long write or a slow warm-up)
+            asker = threading.Thread(target=lambda: replies.append(ask_daemon(root, "stats", {}, timeout=5)))
+            asker.start()
+            assert wait_for(d.queries.busy, 10)
+            runner = threading.Thread(target=d.run_until_stopped, daemon=True)
+            runner.start()
+            runner.join(1.5)  # five idle periods
+            assert runner.is_alive(), d.exit_reason
+        asker.join(30)
+        assert replies and replies[0] is not None and replies[0]["ok"], replies
+        runner.join(30)
+        assert d.exit_reason.startswith("idle")  # idle once nothing is asked
+    finally:
+        d.request_stop()
         d.shutdown()
 
 

@@ -148,7 +148,7 @@ def test_live_daemon_end_to_end(root: Path, cleanup) -> None:
     assert foreground.returncode == 0 and "already running" in foreground.stderr
     status = json.loads(run_memdown("watch", "--status", "--json").stdout)
     assert status["running"] and status["responding"] and status["pid"] == lifecycle.running_pid(root)
-    assert wait_for(lambda: (p := ping(root)) and p["warm"], 30), "daemon never warmed up"
+    assert wait_for(lambda: (p := ping(root)) and p["warm"], 90), "daemon never warmed up"
 
     before = ping(root)["requests"]
     warm = run_all(root, expand_id)
@@ -234,7 +234,7 @@ def test_idle_exit_in_a_deeply_nested_project(isolate_paths: Path, monkeypatch: 
         reply = ask_daemon(root, "search", {"query": "pangolin", "mode": "text"})
         return reply and reply["ok"] and reply["result"]
 
-    assert wait_for(warm_hit, 20), "deep project got no warm daemon"
+    assert wait_for(warm_hit, 90), "deep project got no warm daemon"
     assert alive(pid)
     assert wait_for(lambda: not alive(pid), 20), "daemon did not exit when idle"
     assert_gone(root)
@@ -245,7 +245,7 @@ def test_memory_root_deleted_under_the_daemon(root: Path, cleanup) -> None:
     assert run_memdown("index").returncode == 0
     pid = lifecycle.start_detached(root)
     assert lifecycle.wait_until_ready(root, pid)
-    assert wait_for(lambda: (p := ping(root)) and p["warm"], 30)
+    assert wait_for(lambda: (p := ping(root)) and p["warm"], 90)
     for _ in range(20):  # the daemon may log while we delete: retry until it is gone
         shutil.rmtree(root, ignore_errors=True)
         if not root.exists():

@@ -5,7 +5,8 @@ import json
 import subprocess
 import sys
 
-from memdown.learning import reflexion
+from memdown.config import load_config
+from memdown.learning import mistakes
 from memdown.learning.fixes import lookup_fix, record_failure
 from memdown.signals import store
 
@@ -16,17 +17,17 @@ PG_ERROR = ("Exit code 2\npsql: error: connection to server on socket \"/var/run
 def test_record_failure_is_redacted_and_respects_the_toggle(memory_root, monkeypatch):
     memory_root.mkdir(parents=True)
     secret = "sk-ant-" + "x1Y2z3" * 6
-    sig = record_failure(memory_root, session_id="s1", tool_name="Bash",
+    sig = record_failure(memory_root, load_config(memory_root), session_id="s1", tool_name="Bash",
                          tool_input={"command": f"ANTHROPIC_API_KEY={secret} ./run.sh"},
                          error=f"Exit code 1\nauth failed for key {secret}", transcript_path="/tmp/s1.jsonl")
     assert sig is not None and sig.type == "failure" and sig.extra["tool"] == "Bash"
     assert sig.text.startswith("auth failed for key")  # the message first, "Exit code" last
     text = (memory_root / "signals").glob("*.md").__next__().read_text()
     assert secret not in text and "[REDACTED:" in text
-    monkeypatch.setenv("MEMDOWN_CAPTURE_ENABLED", "false")
-    assert record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={}, error="boom") is None
-    monkeypatch.delenv("MEMDOWN_CAPTURE_ENABLED")
-    assert record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={},
+    monkeypatch.setenv("MEMDOWN_MINING_ENABLED", "false")
+    assert record_failure(memory_root, load_config(memory_root), session_id="s1", tool_name="Bash", tool_input={}, error="boom") is None
+    monkeypatch.delenv("MEMDOWN_MINING_ENABLED")
+    assert record_failure(memory_root, load_config(memory_root), session_id="s1", tool_name="Bash", tool_input={},
                           error="<memdown:skip> private") is None
     assert len(store.load(memory_root)) == 1
 
@@ -36,7 +37,7 @@ def test_lookup_finds_a_reflexion_fix(memory_root):
     (memory_root / "state").mkdir()
     (memory_root / "state" / "writer-id").write_text("K3F9\n")  # this clone's tag in the new ids
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql -c 'select 1'"}, error=PG_ERROR) is None
-    reflexion.add(memory_root, reflexion.Reflexion(
+    mistakes.add(memory_root, mistakes.Reflexion(
         id="", title="", tool="Bash", mistake="ran psql before the database container was up",
         evidence="psql: error: connection to server on socket /var/run/postgresql/.s.PGSQL.5432 failed: "
                  "No such file or directory. Is the server running locally",
@@ -49,13 +50,13 @@ def test_lookup_finds_a_reflexion_fix(memory_root):
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="npm ERR! missing script: lint") is None
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={}, error="Exit code 1") is None
     # a deprecated entry is history, never suggested
-    reflexion.set_status(memory_root, "RFX-20261120-K3F9-0001", "deprecated")
+    mistakes.set_status(memory_root, "RFX-20261120-K3F9-0001", "deprecated")
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "psql"}, error=PG_ERROR) is None
 
 
 def test_lookup_finds_a_mined_fix_and_refreshes_its_cache(memory_root):
     memory_root.mkdir(parents=True)
-    sig = record_failure(memory_root, session_id="s1", tool_name="Bash", tool_input={"command": "pytest"},
+    sig = record_failure(memory_root, load_config(memory_root), session_id="s1", tool_name="Bash", tool_input={"command": "pytest"},
                          error="Exit code 4\nERROR: file or directory not found: tests/unit/test_api.py")
     err = "Exit code 4\nERROR: file or directory not found: tests/unit/test_api.py"
     assert lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "pytest"}, error=err) is None
@@ -67,15 +68,15 @@ def test_lookup_finds_a_mined_fix_and_refreshes_its_cache(memory_root):
 def test_failure_path_imports_nothing_heavy(memory_root, tmp_path):
     memory_root.mkdir(parents=True)
     for n in range(200):
-        record_failure(memory_root, session_id="s", tool_name="Bash", tool_input={"command": f"make job{n}"},
+        record_failure(memory_root, load_config(memory_root), session_id="s", tool_name="Bash", tool_input={"command": f"make job{n}"},
                        error=f"make: *** [job{n}] Error {n % 3}")
     script = tmp_path / "probe.py"
     script.write_text(
         "import json, sys\nfrom pathlib import Path\n"
-        "from memdown.learning.fixes import lookup_fix, record_failure\n"
+        "from memdown.config import load_config\nfrom memdown.learning.fixes import lookup_fix, record_failure\n"
         f"root = Path({str(memory_root)!r})\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make x'}, error='make: *** [x] Error 2')\n"
-        "sig = record_failure(root, session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
+        "sig = record_failure(root, load_config(root), session_id='p', tool_name='Bash', tool_input={'command': 'make x'}, error='boom x y')\n"
         "lookup_fix(root, tool_name='Bash', tool_input={'command': 'make y'}, error='make: *** [y] Error 2')\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in {'lancedb','fastembed','pyarrow','numpy'})\n"
         "print(json.dumps({'heavy': heavy, 'recorded': sig.id}))\n")
@@ -94,12 +95,12 @@ PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; thi
 
 def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
     """The issue's case: a push rejected over a 103 MB file, fixed by untracking it, then the same push."""
-    from memdown.signals.mining import mine_session
+    from memdown.services.signal_mining import mine_session
     from tests.transcript_factory import TranscriptBuilder
 
     memory_root.mkdir(parents=True)
     push = {"command": "git push origin main"}
-    sig = record_failure(memory_root, session_id="s-push", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    sig = record_failure(memory_root, load_config(memory_root), session_id="s-push", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
     tb = TranscriptBuilder(session_id="s-push")
     tb.prompt("push it")
     tb.tool("Bash", push, PUSH_ERROR, is_error=True)
@@ -107,7 +108,7 @@ def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
     tb.tool("Bash", {"command": "git rm --cached data/model.bin && echo data/model.bin >> .gitignore"}, "rm 'data/model.bin'")
     tb.tool("Bash", {"command": "git commit --amend --no-edit"}, "[main 4d5e6f] add model")
     tb.tool("Bash", push, "To github.com:me/app.git\n   1a2b3c..4d5e6f  main -> main")
-    mine_session(memory_root, tb.write(tmp_path / "s-push.jsonl"), "s-push")
+    mine_session(memory_root, tb.write(tmp_path / "s-push.jsonl"), "s-push", config=load_config(memory_root))
     fix = store.get(memory_root, sig.id).extra["fix"]
     assert "git rm --cached data/model.bin" in fix and "git push" not in fix
     note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
@@ -119,7 +120,7 @@ def test_a_recorded_fix_equal_to_the_failing_call_is_not_offered(memory_root):
     """Signals written by older miners may carry the failing call as "fix": lookup ignores them."""
     memory_root.mkdir(parents=True)
     push = {"command": "git push origin main"}
-    sig = record_failure(memory_root, session_id="s-old", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
+    sig = record_failure(memory_root, load_config(memory_root), session_id="s-old", tool_name="Bash", tool_input=push, error=PUSH_ERROR)
     store.update(memory_root, {sig.id: {"fix": "Bash `git push  origin main`"}})
     assert lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR) is None
     store.update(memory_root, {sig.id: {"fix": "Bash `git lfs migrate import --include=data/model.bin`"}})

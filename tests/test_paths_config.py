@@ -218,8 +218,8 @@ def test_config_cli_get_set_list(memory_root: Path):
     assert set(data) == {f"{s}.{k}" for s, ks in DEFAULTS.items() for k in ks}
     plain = invoke("config", "list")
     assert "search.k = 6" in plain.stdout
-    assert invoke("config", "set", "--global", "search.fusion_depth", "20").exit_code == 0
-    assert load_config(memory_root)["search.fusion_depth"] == 20
+    assert invoke("config", "set", "--global", "search.candidate_depth", "20").exit_code == 0
+    assert load_config(memory_root)["search.candidate_depth"] == 20
 
 
 def test_config_cli_errors_are_one_line(memory_root: Path, monkeypatch):

@@ -513,9 +513,9 @@ def test_shim_fast_start_runs_the_real_memdown(tmp_path: Path) -> None:
     ({}, False),
 ])
 def test_pre_tool_use_allows_only_the_recall_skill(payload: dict, allowed: bool) -> None:
-    from memdown.hooks.events import pre_tool_use
+    from memdown.hooks.runner import handle
 
-    out = pre_tool_use(payload, None)
+    out = handle("PreToolUse", payload, None)
     if allowed:
         assert out == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
                                                "permissionDecisionReason": "memdown: read-only memory recall"}}

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from memdown.config import load_config
-from memdown.learning.reflector import sweep
+from memdown.learning.sweep import sweep
 from memdown.signals import store
 from memdown.signals.mining import mine_session
 from memdown.signals.semantic import available, parse_reply, queue_file
@@ -62,7 +62,7 @@ def _session(tmp_path: Path) -> Path:
 
 def test_classifier_confirms_and_adds_signals(memory_root, tmp_path, monkeypatch):
     log = _fake_claude(tmp_path, monkeypatch)
-    monkeypatch.setenv("MEMDOWN_CAPTURE_SEMANTIC", "true")
+    monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
     config = load_config(memory_root)
     assert available(config)
     mined = mine_session(memory_root, _session(tmp_path), "sess-s", config=config)
@@ -82,14 +82,14 @@ def test_classifier_confirms_and_adds_signals(memory_root, tmp_path, monkeypatch
 
 def test_fallback_keeps_pattern_results(memory_root, tmp_path, monkeypatch):
     log = _fake_claude(tmp_path, monkeypatch)
-    mined = mine_session(memory_root, _session(tmp_path), "sess-s")  # semantic off by default
+    mined = mine_session(memory_root, _session(tmp_path), "sess-s", config=load_config(memory_root))  # semantic off by default
     assert not queue_file(memory_root).exists()
-    assert sweep(memory_root)["semantic"] is None and not log.exists()
-    monkeypatch.setenv("MEMDOWN_CAPTURE_SEMANTIC", "true")
+    assert sweep(memory_root, config=load_config(memory_root))["semantic"] is None and not log.exists()
+    monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "1")
     (tmp_path / "sess-s2.jsonl").write_text((tmp_path / "sess-s.jsonl").read_text().replace("sess-s", "sess-t"))
-    mine_session(memory_root, tmp_path / "sess-s2.jsonl", "sess-t")
-    report = sweep(memory_root)
+    mine_session(memory_root, tmp_path / "sess-s2.jsonl", "sess-t", config=load_config(memory_root))
+    report = sweep(memory_root, config=load_config(memory_root))
     assert report["semantic"]["fallback"] is True
     assert [s.type for s in store.load(memory_root)] == [s.type for s in mined] * 2
     monkeypatch.setenv("PATH", "/nonexistent")

@@ -6,7 +6,8 @@ import subprocess
 import sys
 import textwrap
 
-from memdown.signals import entries, store
+from memdown.signals import store
+from memdown.store import entries
 from memdown.signals.store import Signal
 
 NOW = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.timezone.utc)

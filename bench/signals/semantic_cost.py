@@ -2,7 +2,7 @@
 
     python bench/signals/semantic_cost.py            # every real transcript of ../shared/transcripts
 
-Each transcript is mined into a fresh memory root with ``capture.semantic = true`` and the detached
+Each transcript is mined into a fresh memory root with ``mining.semantic = true`` and the detached
 sweep's ``classify_queue`` is run against a fake ``claude`` first on PATH that records what it is sent
 and answers ``[]``. Figures: calls, prompt characters, estimated input tokens (4 ASCII characters or one
 CJK character per token; the instructions included), the wall time of the sweep with the fake (process
@@ -72,7 +72,7 @@ def main() -> None:
         exe.write_text(FAKE.format(python=sys.executable))
         exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
         os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ['PATH']}"
-        os.environ["MEMDOWN_CAPTURE_SEMANTIC"] = "true"
+        os.environ["MEMDOWN_MINING_SEMANTIC"] = "true"
         os.environ["MEMDOWN_HOME"] = str(work / "home")
         os.environ["MEMDOWN_CONFIG"] = str(work / "config.toml")
         files = sorted(p for p in shared.rglob("*.jsonl") if "subagents" not in p.parts

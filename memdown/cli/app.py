@@ -1,34 +1,63 @@
 """The click application: a thin layer over the library.
 
-Each command module defines ``register(group)``. Modules import heavy
-libraries only inside command bodies, so ``memdown --help`` stays fast.
+Commands are declared at module level, one module per command group; each
+module lists its commands in ``COMMANDS``. Modules import heavy libraries
+only inside command bodies, so ``memdown --help`` stays fast.
+
+Every failure ends the same way (see :mod:`memdown.cli.failure`): a typed
+library error or a click usage error becomes one line on stderr, or one JSON
+object on stderr under ``--json``, with the error's exit code; a closed
+stdout ends the command quietly.
 """
 from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
 from .. import __version__
 from ..errors import MemdownError
+from .failure import error_text, quiet_broken_pipe, wants_json
 
-# Each name is a module in this package with a ``register(group)`` function.
-COMMAND_MODULES = ("core", "transcript", "hooks", "watch", "reflect")
+# Each name is a module in this package with a ``COMMANDS`` tuple.
+COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect")
 
 
 class MemdownGroup(click.Group):
-    """Turns the library's typed errors into one-line messages and exit codes."""
+    """Turns typed errors into one-line (or JSON) messages and exit codes."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,  # type: ignore[override]
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode:
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except MemdownError as exc:
+            _fail(exc.one_line(), exc.exit_code, type(exc).__name__, as_json=wants_json(argv))
+        except click.ClickException as exc:
+            if not wants_json(argv):
+                exc.show()
+                sys.exit(exc.exit_code)
+            _fail(exc.format_message(), exc.exit_code, type(exc).__name__, as_json=True)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except MemdownError as exc:
-            error = click.ClickException(exc.one_line())
-            error.exit_code = exc.exit_code
-            raise error from None
-        except KeyboardInterrupt:
-            raise click.Abort() from None
+        except BrokenPipeError:
+            sys.exit(quiet_broken_pipe())
+
+
+def _fail(message: str, exit_code: int, kind: str, *, as_json: bool) -> None:
+    click.echo(error_text(message, exit_code, kind, as_json=as_json), err=True)
+    sys.exit(exit_code)
 
 
 @click.group(cls=MemdownGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,7 +71,8 @@ def cli() -> None:
 
 
 for _name in COMMAND_MODULES:
-    importlib.import_module(f"{__package__}.{_name}").register(cli)
+    for _command in importlib.import_module(f"{__package__}.{_name}").COMMANDS:
+        cli.add_command(_command)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemdownError
+from .failure import error_text
 from .queryspec import QUERY_COMMANDS, Opt, request_for
 from .render import Write, render
 
@@ -124,7 +125,7 @@ def run(argv: list[str]) -> int | None:
         op, params = request_for(argv[0], values)
         answered, result = answer_from_daemon(root, op, params, _err)
     except MemdownError as exc:
-        _err(f"Error: {exc.one_line()}")
+        _err(error_text(exc.one_line(), exc.exit_code, type(exc).__name__, as_json=bool(values.get("as_json"))))
         return exc.exit_code
     if not answered:
         return None

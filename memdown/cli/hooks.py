@@ -6,32 +6,36 @@ from pathlib import Path
 
 import click
 
-from .common import dir_option, resolve_root
+from .common import dir_option, load_settings, resolve_root
 
 
-def register(cli: click.Group) -> None:
-    @cli.command()
-    @click.argument("event")
-    def hook(event: str) -> None:
-        """Run a Claude Code hook: reads the hook JSON on stdin, prints JSON, always exits 0.
+@click.command()
+@click.argument("event")
+def hook(event: str) -> None:
+    """Run a Claude Code hook: reads the hook JSON on stdin, prints JSON, always exits 0.
 
-        EVENT is SessionStart, UserPromptSubmit, Stop, PreCompact,
-        PostToolUseFailure or SessionEnd (kebab-case works too).
-        MEMDOWN_DISABLE=1 turns every hook into a no-op.
-        """
-        from ..hooks.runner import main as hook_main
+    EVENT is SessionStart, UserPromptSubmit, Stop, PreCompact,
+    PostToolUseFailure or SessionEnd (kebab-case works too).
+    MEMDOWN_DISABLE=1 turns every hook into a no-op.
+    """
+    from ..hooks.runner import main as hook_main
 
-        sys.exit(hook_main([event]))
+    sys.exit(hook_main([event]))
 
-    @cli.command(hidden=True)
-    @click.argument("job_file", type=click.Path(path_type=Path))
-    @dir_option
-    def worker(job_file: Path, memory_dir: Path | None) -> None:
-        """Run one detached job written by a hook (internal)."""
-        import logging
 
-        from ..services.worker import run_job_file
+@click.command(hidden=True)
+@click.argument("job_file", type=click.Path(path_type=Path))
+@dir_option
+def worker(job_file: Path, memory_dir: Path | None) -> None:
+    """Run one detached job written by a hook (internal)."""
+    import logging
 
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-        ok = run_job_file(resolve_root(memory_dir), job_file)
-        sys.exit(0 if ok else 1)
+    from ..services.worker import run_job_file
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    root = resolve_root(memory_dir)
+    ok = run_job_file(root, load_settings(root), job_file)
+    sys.exit(0 if ok else 1)
+
+
+COMMANDS = (hook, worker)

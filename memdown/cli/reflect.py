@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from .. import paths
-from .common import dir_option, json_option, print_json, resolve_root
+from .common import dir_option, json_option, load_settings, print_json, resolve_root
 
 TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
 
@@ -32,222 +32,236 @@ def _candidate_lines(cand: dict, n: int | None = None) -> list[str]:
     return lines
 
 
-def register(cli: click.Group) -> None:
-    @cli.group()
-    def reflect() -> None:
-        """Review learning signals and promote them to CLAUDE.md, learnings or improvements.
+@click.group()
+def reflect() -> None:
+    """Review learning signals and promote them to CLAUDE.md, learnings or improvements.
 
-        Oldest first: `list`, then `promote ID --to TARGET` or `dismiss ID`; `undo ID` reverts.
-        """
+    Oldest first: `list`, then `promote ID --to TARGET` or `dismiss ID`; `undo ID` reverts.
+    """
 
-    @reflect.command("list")
-    @click.option("--all", "show_all", is_flag=True, help="Also list every signal with its status.")
-    @click.option("--limit", type=int, default=0, help="Show at most N candidates (0 = all).")
-    @click.option("--dry-run", is_flag=True, help="Do not persist analysis (status, duplicates, expiry).")
-    @dir_option
-    @json_option
-    def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None, as_json: bool) -> None:
-        """Review candidates, oldest first (duplicates and stale signals are settled on the way)."""
-        from ..learning.reflect import analyze
-        from ..signals import store
 
-        root = _root(memory_dir)
-        review = analyze(root, persist=not dry_run)
-        data = review.to_dict()
-        if limit:
-            data["candidates"] = data["candidates"][:limit]
-        if show_all:
-            data["signals"] = [s.to_dict() for s in store.load(root)]
-        if as_json:
-            print_json(data)
-            return
-        for item in review.auto:
-            click.echo(f"settled {item['id']}: {item['status']} ({item['reason']})")
-        for sig_id in review.expired:
-            click.echo(f"archived {sig_id} (older than the TTL)")
-        for item in review.unapproved:
-            click.echo(f"not applied: {item['id']} → {item['target']} is pending in learnings.md but was not approved "
-                       f"on this machine (approve: memdown reflect promote {item['id']} --to {item['target']})")
-        if not data["candidates"]:
-            click.echo("Nothing to review.")
-        else:
-            click.echo(f"{data['total']} candidate(s), oldest first:")
-            if data["summary_offered"]:
-                click.echo("More than 10: review the first few, or skip all for now (they stay pending).")
-            for n, cand in enumerate(data["candidates"], 1):
-                click.echo("\n".join(_candidate_lines(cand, n)))
-            click.echo("Next: memdown reflect promote ID --to TARGET | dismiss ID | show ID")
-        if show_all:
-            for sig in data["signals"]:
-                click.echo(f"{sig['id']}  {sig['status']:<9} {sig['type']:<16} {sig['text'][:80]}")
+@reflect.command("list")
+@click.option("--all", "show_all", is_flag=True, help="Also list every signal with its status.")
+@click.option("--limit", type=int, default=0, help="Show at most N candidates (0 = all).")
+@click.option("--dry-run", is_flag=True, help="Do not persist analysis (status, duplicates, expiry).")
+@dir_option
+@json_option
+def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Review candidates, oldest first (duplicates and stale signals are settled on the way)."""
+    from ..learning.review import analyze
+    from ..signals import store
 
-    @reflect.command("show")
-    @click.argument("item_id")
-    @dir_option
-    @json_option
-    def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
-        """Show a candidate (by any of its signal ids), signal, learning, improvement or reflexion entry."""
-        from ..learning.reflect import show
+    root = _root(memory_dir)
+    review = analyze(root, persist=not dry_run)
+    data = review.to_dict()
+    if limit:
+        data["candidates"] = data["candidates"][:limit]
+    if show_all:
+        data["signals"] = [s.to_dict() for s in store.load(root)]
+    if as_json:
+        print_json(data)
+        return
+    for item in review.auto:
+        click.echo(f"settled {item['id']}: {item['status']} ({item['reason']})")
+    for sig_id in review.expired:
+        click.echo(f"archived {sig_id} (older than the TTL)")
+    for item in review.unapproved:
+        click.echo(f"not applied: {item['id']} → {item['target']} is pending in learnings.md but was not approved "
+                   f"on this machine (approve: memdown reflect promote {item['id']} --to {item['target']})")
+    if not data["candidates"]:
+        click.echo("Nothing to review.")
+    else:
+        click.echo(f"{data['total']} candidate(s), oldest first:")
+        if data["summary_offered"]:
+            click.echo("More than 10: review the first few, or skip all for now (they stay pending).")
+        for n, cand in enumerate(data["candidates"], 1):
+            click.echo("\n".join(_candidate_lines(cand, n)))
+        click.echo("Next: memdown reflect promote ID --to TARGET | dismiss ID | show ID")
+    if show_all:
+        for sig in data["signals"]:
+            click.echo(f"{sig['id']}  {sig['status']:<9} {sig['type']:<16} {sig['text'][:80]}")
 
-        data = show(_root(memory_dir), item_id)
-        if as_json:
-            print_json(data)
-            return
-        if data.get("candidate"):
-            click.echo("\n".join(_candidate_lines(data["candidate"])))
-        for sig in data.get("signals", []):
-            click.echo(f"- {sig['id']} {sig['type']} conf {sig['confidence']} {sig['status']} "
-                       f"session {sig['session'] or '?'}\n  > {sig['text']}")
-            if sig.get("context"):
-                click.echo("  " + sig["context"].replace("\n", "\n  "))
-        for key in ("learning", "improvement", "reflexion"):
-            if key in data:
-                for name, value in data[key].items():
-                    click.echo(f"{name}: {value}")
 
-    @reflect.command("promote")
-    @click.argument("item_id")
-    @click.option("--to", "target", type=TARGET_CHOICE, default=None,
-                  help="Where it goes (default: the suggested target).")
-    @click.option("--text", default=None, help="The rule as it should be written (default: the proposal).")
-    @click.option("--category", default=None, help="Learning category (commands, conventions, gotchas, …).")
-    @click.option("--force", is_flag=True, help="Promote despite a contradiction (keeps both).")
-    @click.option("--replace", is_flag=True, help="Revert contradicting learnings, then promote.")
-    @dir_option
-    @json_option
-    def promote_cmd(item_id: str, target: str | None, text: str | None, category: str | None, force: bool,
-                    replace: bool, memory_dir: Path | None, as_json: bool) -> None:
-        """Approve a candidate: write it to the target (backed up, atomic) and record the learning."""
-        from ..learning.reflect import promote
+@reflect.command("show")
+@click.argument("item_id")
+@dir_option
+@json_option
+def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
+    """Show a candidate (by any of its signal ids), signal, learning, improvement or reflexion entry."""
+    from ..learning.review import show
 
-        result = promote(_root(memory_dir), item_id, target, text=text, category=category, force=force,
-                         replace=replace)
-        if as_json:
-            print_json(result)
-            return
-        what = result.get("learning") or result.get("improvement") or result.get("reflexion") or ""
-        click.echo(f"{result['action']} {result['id']} → {result.get('target') or ''} {what}".rstrip())
-        if result.get("path") and result.get("changed", True):
-            click.echo(f"wrote {result['path']}" + (f" (backup {result['backup']})" if result.get("backup") else ""))
-        for path in result.get("removed_from", []):
-            click.echo(f"removed from {path}")
+    data = show(_root(memory_dir), item_id)
+    if as_json:
+        print_json(data)
+        return
+    if data.get("candidate"):
+        click.echo("\n".join(_candidate_lines(data["candidate"])))
+    for sig in data.get("signals", []):
+        click.echo(f"- {sig['id']} {sig['type']} conf {sig['confidence']} {sig['status']} "
+                   f"session {sig['session'] or '?'}\n  > {sig['text']}")
+        if sig.get("context"):
+            click.echo("  " + sig["context"].replace("\n", "\n  "))
+    for key in ("learning", "improvement", "reflexion"):
+        if key in data:
+            for name, value in data[key].items():
+                click.echo(f"{name}: {value}")
 
-    @reflect.command("dismiss")
-    @click.argument("item_ids", nargs=-1, required=True)
-    @click.option("--reason", default="", help="Why (kept with the signals).")
-    @dir_option
-    @json_option
-    def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None, as_json: bool) -> None:
-        """Dismiss candidates; similar signals are not proposed again."""
-        from ..learning.reflect import dismiss
 
-        result = dismiss(_root(memory_dir), list(item_ids), reason=reason)
-        if as_json:
-            print_json(result)
-            return
-        for item in result:
-            click.echo(f"dismissed {item['id']}" + (f" ({len(item['signals'])} signal(s))" if item.get("signals") else ""))
+@reflect.command("promote")
+@click.argument("item_id")
+@click.option("--to", "target", type=TARGET_CHOICE, default=None,
+              help="Where it goes (default: the suggested target).")
+@click.option("--text", default=None, help="The rule as it should be written (default: the proposal).")
+@click.option("--category", default=None, help="Learning category (commands, conventions, gotchas, …).")
+@click.option("--force", is_flag=True, help="Promote despite a contradiction (keeps both).")
+@click.option("--replace", is_flag=True, help="Revert contradicting learnings, then promote.")
+@dir_option
+@json_option
+def promote_cmd(item_id: str, target: str | None, text: str | None, category: str | None, force: bool,
+                replace: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Approve a candidate: write it to the target (backed up, atomic) and record the learning."""
+    from ..learning.review import promote
 
-    @reflect.command("undo")
-    @click.argument("item_id")
-    @click.option("--reason", default="", help="Why (kept with the learning).")
-    @dir_option
-    @json_option
-    def undo_cmd(item_id: str, reason: str, memory_dir: Path | None, as_json: bool) -> None:
-        """Revert a promotion (removed from its target with a backup, never proposed again) or reopen a signal."""
-        from ..learning.reflect import undo
+    result = promote(_root(memory_dir), item_id, target, text=text, category=category, force=force,
+                     replace=replace)
+    if as_json:
+        print_json(result)
+        return
+    what = result.get("learning") or result.get("improvement") or result.get("reflexion") or ""
+    click.echo(f"{result['action']} {result['id']} → {result.get('target') or ''} {what}".rstrip())
+    if result.get("path") and result.get("changed", True):
+        click.echo(f"wrote {result['path']}" + (f" (backup {result['backup']})" if result.get("backup") else ""))
+    for path in result.get("removed_from", []):
+        click.echo(f"removed from {path}")
 
-        result = undo(_root(memory_dir), item_id, reason=reason)
-        if as_json:
-            print_json(result)
-            return
-        click.echo(f"{result['action']} {result['id']}")
-        for path in result.get("removed_from", []):
-            click.echo(f"removed from {path}")
 
-    @reflect.command("stats")
-    @dir_option
-    @json_option
-    def stats_cmd(memory_dir: Path | None, as_json: bool) -> None:
-        """Signal counts and acceptance rate per signal type and pattern (meta-learning)."""
-        from ..learning.reflect import stats
+@reflect.command("dismiss")
+@click.argument("item_ids", nargs=-1, required=True)
+@click.option("--reason", default="", help="Why (kept with the signals).")
+@dir_option
+@json_option
+def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None, as_json: bool) -> None:
+    """Dismiss candidates; similar signals are not proposed again."""
+    from ..learning.review import dismiss
 
-        data = stats(_root(memory_dir))
-        if as_json:
-            print_json(data)
-            return
-        sig = data["signals"]
-        click.echo(f"signals: {sig['total']} " + " ".join(f"{k}={v}" for k, v in sorted(sig["by_status"].items())))
-        click.echo("learnings: " + (" ".join(f"{k}={v}" for k, v in sorted(data["learnings"].items())) or "none"))
-        click.echo(f"meta-learning: {'on' if data['meta_learning'] else 'off'} (adjusts after {data['min_samples']} decisions)")
-        if data["acceptance"]:
-            click.echo(f"{'kind':<8} {'name':<36} {'acc':>4} {'dis':>4} {'rev':>4} {'rate':>6} {'adj':>4}")
-            for row in data["acceptance"]:
-                rate = "-" if row["rate"] is None else f"{row['rate']:.0%}"
-                click.echo(f"{row['kind']:<8} {row['name'][:36]:<36} {row['accepted']:>4} {row['dismissed']:>4} "
-                           f"{row['reverted']:>4} {rate:>6} {row['adjustment']:>+4d}")
+    result = dismiss(_root(memory_dir), list(item_ids), reason=reason)
+    if as_json:
+        print_json(result)
+        return
+    for item in result:
+        click.echo(f"dismissed {item['id']}" + (f" ({len(item['signals'])} signal(s))" if item.get("signals") else ""))
 
-    @reflect.command("sweep")
-    @click.option("--no-fold", is_flag=True, help="Skip folding near-duplicates.")
-    @click.option("--no-expire", is_flag=True, help="Skip expiring stale signals.")
-    @click.option("--semantic/--no-semantic", default=None, help="Run the claude -p classifier on queued prompts.")
-    @dir_option
-    @json_option
-    def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir: Path | None,
-                  as_json: bool) -> None:
-        """Fold near-duplicate signals and archive stale ones (idempotent)."""
-        from ..learning.reflector import sweep
 
-        report = sweep(_root(memory_dir), do_fold=not no_fold, do_expire=not no_expire, semantic=semantic)
-        if as_json:
-            print_json(report)
-            return
-        click.echo(f"folded {len(report['folded'])}, expired {len(report['expired'])}")
-        for item in report["folded"]:
-            click.echo(f"  {item['id']} → {item['into']}")
-        if report.get("semantic"):
-            click.echo(f"semantic: {report['semantic']}")
+@reflect.command("undo")
+@click.argument("item_id")
+@click.option("--reason", default="", help="Why (kept with the learning).")
+@dir_option
+@json_option
+def undo_cmd(item_id: str, reason: str, memory_dir: Path | None, as_json: bool) -> None:
+    """Revert a promotion (removed from its target with a backup, never proposed again) or reopen a signal."""
+    from ..learning.review import undo
 
-    @reflect.command("mine")
-    @click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--session", "session_id", default="", help="Session id (default: from the transcript).")
-    @dir_option
-    @json_option
-    def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
-        """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
-        from ..signals.mining import mine_session
-        from ..transcript.layout import first_session_id, session_stem
+    result = undo(_root(memory_dir), item_id, reason=reason)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(f"{result['action']} {result['id']}")
+    for path in result.get("removed_from", []):
+        click.echo(f"removed from {path}")
 
-        root = resolve_root(memory_dir)
-        root.mkdir(parents=True, exist_ok=True)
-        session_id = session_id or first_session_id(transcript) or session_stem(transcript)
-        found = mine_session(root, transcript, session_id)
-        if as_json:
-            print_json([s.to_dict() for s in found])
-            return
-        click.echo(f"{len(found)} signal(s) from {transcript.name}")
-        for sig in found:
-            click.echo(f"  {sig.id} {sig.type} conf {sig.confidence}: {sig.text[:80]}")
 
-    @cli.command("capture")
-    @click.argument("state", type=click.Choice(["on", "off", "status"]), default="status")
-    @click.option("--global", "global_", is_flag=True, help="Change the global config instead of the project's.")
-    @dir_option
-    @json_option
-    def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
-        """Turn learning-signal capture on or off (nothing is uninstalled), or show it."""
-        from ..config import load_config, set_value
+@reflect.command("stats")
+@dir_option
+@json_option
+def stats_cmd(memory_dir: Path | None, as_json: bool) -> None:
+    """Signal counts and acceptance rate per signal type and pattern (meta-learning)."""
+    from ..learning.review import stats
 
-        root = resolve_root(memory_dir)
-        written = None
-        if state != "status":
-            written = set_value("capture.enabled", "true" if state == "on" else "false",
-                                root=root, scope="global" if global_ else "project")
-        config = load_config(root)
-        data = {"enabled": bool(config["capture.enabled"]), "semantic": bool(config["capture.semantic"]),
-                "source": config.sources.get("capture.enabled", "default"),
-                "written": str(written) if written else None}
-        if as_json:
-            print_json(data)
-            return
-        click.echo(f"signal capture is {'on' if data['enabled'] else 'off'} (from {data['source']})")
+    root = _root(memory_dir)
+    data = stats(root, load_settings(root))
+    if as_json:
+        print_json(data)
+        return
+    sig = data["signals"]
+    click.echo(f"signals: {sig['total']} " + " ".join(f"{k}={v}" for k, v in sorted(sig["by_status"].items())))
+    click.echo("learnings: " + (" ".join(f"{k}={v}" for k, v in sorted(data["learnings"].items())) or "none"))
+    click.echo(f"meta-learning: {'on' if data['meta_learning'] else 'off'} (adjusts after {data['min_samples']} decisions)")
+    if data["acceptance"]:
+        click.echo(f"{'kind':<8} {'name':<36} {'acc':>4} {'dis':>4} {'rev':>4} {'rate':>6} {'adj':>4}")
+        for row in data["acceptance"]:
+            rate = "-" if row["rate"] is None else f"{row['rate']:.0%}"
+            click.echo(f"{row['kind']:<8} {row['name'][:36]:<36} {row['accepted']:>4} {row['dismissed']:>4} "
+                       f"{row['reverted']:>4} {rate:>6} {row['adjustment']:>+4d}")
+
+
+@reflect.command("sweep")
+@click.option("--no-fold", is_flag=True, help="Skip folding near-duplicates.")
+@click.option("--no-expire", is_flag=True, help="Skip expiring stale signals.")
+@click.option("--semantic/--no-semantic", default=None, help="Run the claude -p classifier on queued prompts.")
+@dir_option
+@json_option
+def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir: Path | None,
+              as_json: bool) -> None:
+    """Fold near-duplicate signals and archive stale ones (idempotent)."""
+    from ..learning.sweep import sweep
+
+    root = _root(memory_dir)
+    report = sweep(root, config=load_settings(root), do_fold=not no_fold, do_expire=not no_expire,
+                   semantic=semantic)
+    if as_json:
+        print_json(report)
+        return
+    click.echo(f"folded {len(report['folded'])}, expired {len(report['expired'])}")
+    for item in report["folded"]:
+        click.echo(f"  {item['id']} → {item['into']}")
+    if report.get("semantic"):
+        click.echo(f"semantic: {report['semantic']}")
+
+
+@reflect.command("mine")
+@click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--session", "session_id", default="", help="Session id (default: from the transcript).")
+@dir_option
+@json_option
+def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
+    """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
+    from ..services.signal_mining import mine_session
+    from ..transcript.layout import first_session_id, session_stem
+
+    root = resolve_root(memory_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    session_id = session_id or first_session_id(transcript) or session_stem(transcript)
+    found = mine_session(root, transcript, session_id, config=load_settings(root))
+    if as_json:
+        print_json([s.to_dict() for s in found])
+        return
+    click.echo(f"{len(found)} signal(s) from {transcript.name}")
+    for sig in found:
+        click.echo(f"  {sig.id} {sig.type} conf {sig.confidence}: {sig.text[:80]}")
+
+
+@click.command("capture")
+@click.argument("state", type=click.Choice(["on", "off", "status"]), default="status")
+@click.option("--global", "global_", is_flag=True, help="Change the global config instead of the project's.")
+@dir_option
+@json_option
+def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Turn learning-signal mining on or off (the daily log is kept either way), or show it."""
+    from ..config import set_value
+
+    root = resolve_root(memory_dir)
+    written = None
+    if state != "status":
+        written = set_value("mining.enabled", "true" if state == "on" else "false",
+                            root=root, scope="global" if global_ else "project")
+    config = load_settings(root)
+    data = {"enabled": bool(config["mining.enabled"]), "semantic": bool(config["mining.semantic"]),
+            "source": config.sources.get("mining.enabled", "default"),
+            "written": str(written) if written else None}
+    if as_json:
+        print_json(data)
+        return
+    click.echo(f"signal capture is {'on' if data['enabled'] else 'off'} (from {data['source']})")
+
+
+COMMANDS = (reflect, capture_cmd)

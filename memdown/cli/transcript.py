@@ -10,16 +10,16 @@ from pathlib import Path
 
 import click
 
-from .common import json_option, print_json
+from .common import dir_option, json_option, print_json, resolve_root
 
 
-def _recorded_transcripts() -> Iterator[Path]:
-    """Transcript paths named by this project's memory anchors (read lazily, only when needed)."""
+def _recorded_transcripts(root: Path) -> Iterator[Path]:
+    """Transcript paths named by this memory's anchors (read lazily, only when needed)."""
     from .. import paths
     from ..store.anchors import ANCHOR_RE, anchor_unescape, parse_anchor
     from ..transcript.archive import resolve_portable
 
-    for day in paths.daily_files(paths.memory_root()):
+    for day in paths.daily_files(root):
         try:
             text = day.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -30,59 +30,46 @@ def _recorded_transcripts() -> Iterator[Path]:
                 yield resolve_portable(anchor_unescape(anchor.transcript))
 
 
-def register(cli: click.Group) -> None:
-    @cli.command("transcript")
-    @click.argument("ref")
-    @click.option(
-        "--turn",
-        "turn_ref",
-        metavar="UUID_PREFIX",
-        default=None,
-        help="Show this turn (uuid prefix from the list, or 'last').",
-    )
-    @click.option(
-        "--context",
-        "-C",
-        type=click.IntRange(0, 50),
-        default=0,
-        show_default=True,
-        help="Also show N turns before and after it.",
-    )
-    @json_option
-    def transcript(ref: str, turn_ref: str | None, context: int, as_json: bool) -> None:
-        """List the turns of a Claude Code session, or show one turn.
+@click.command("transcript")
+@click.argument("ref")
+@click.option("--turn", "turn_ref", metavar="UUID_PREFIX", default=None,
+              help="Show this turn (uuid prefix from the list, or 'last').")
+@click.option("--context", "-C", type=click.IntRange(0, 50), default=0, show_default=True,
+              help="Also show N turns before and after it.")
+@dir_option
+@json_option
+def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | None, as_json: bool) -> None:
+    """List the turns of a Claude Code session, or show one turn.
 
-        REF is a transcript path, a ~/ path, or a session id (a unique prefix of
-        8+ characters is enough); archived sessions are found too. Only Claude Code
-        transcripts are read: under ~/.claude/projects, the archive, or sessions
-        this project's memory recorded.
-        """
-        from ..errors import NotFoundError
-        from ..transcript.archive import find_transcript
-        from ..transcript.parser import last_turn, locate_turn, parse_transcript
-        from ..transcript.render import (
-            format_turn_list,
-            list_turns_json,
-            render_turns,
-            render_turns_json,
-        )
+    REF is a transcript path, a ~/ path, or a session id (a unique prefix of
+    8+ characters is enough); archived sessions are found too. Only Claude Code
+    transcripts are read: under ~/.claude/projects, the archive, or sessions
+    the memory (--dir) recorded.
+    """
+    from ..errors import NotFoundError
+    from ..transcript.archive import find_transcript
+    from ..transcript.layout import require_transcript
+    from ..transcript.parser import last_turn, locate_turn, parse_transcript
+    from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
 
-        from ..transcript.layout import require_transcript
-
-        parsed = parse_transcript(require_transcript(find_transcript(ref), _recorded_transcripts()))
-        if turn_ref is None:
-            if as_json:
-                print_json(list_turns_json(parsed))
-            else:
-                click.echo(format_turn_list(parsed))
-            return
-        if turn_ref.strip().lower() == "last":
-            turn = last_turn(parsed)
-            if turn is None:
-                raise NotFoundError(f"session {parsed.session_id} has no turns")
-        else:
-            turn = locate_turn(parsed, turn_ref)[1]
+    recorded = _recorded_transcripts(resolve_root(memory_dir))
+    parsed = parse_transcript(require_transcript(find_transcript(ref), recorded))
+    if turn_ref is None:
         if as_json:
-            print_json(render_turns_json(parsed, turn, context))
+            print_json(list_turns_json(parsed))
         else:
-            click.echo(render_turns(parsed, turn, context))
+            click.echo(format_turn_list(parsed))
+        return
+    if turn_ref.strip().lower() == "last":
+        turn = last_turn(parsed)
+        if turn is None:
+            raise NotFoundError(f"session {parsed.session_id} has no turns")
+    else:
+        turn = locate_turn(parsed, turn_ref)[1]
+    if as_json:
+        print_json(render_turns_json(parsed, turn, context))
+    else:
+        click.echo(render_turns(parsed, turn, context))
+
+
+COMMANDS = (transcript,)

@@ -26,9 +26,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__, paths
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 LOCK_NAME = "watch"
 START_TIMEOUT = 20.0
@@ -301,7 +304,7 @@ def status(root: Path, *, ask: bool = True) -> dict[str, Any]:
     return out
 
 
-def ensure_daemon(root: Path | str) -> str:
+def ensure_daemon(root: Path | str, config: "Config | None" = None) -> str:
     """Make sure the root's daemon runs: "running", "started" or "disabled".
 
     For the SessionStart hook: standard library only and fast (it never waits
@@ -312,9 +315,11 @@ def ensure_daemon(root: Path | str) -> str:
     if not root.is_dir():
         return "disabled"
     try:
-        from ..config import load_config
+        if config is None:  # a caller that loaded the config passes it (SessionStart does)
+            from ..config import load_config
 
-        if not load_config(root)["watch.enabled"]:
+            config = load_config(root)
+        if not config["watch.enabled"]:
             return "disabled"
     except Exception:
         return "disabled"

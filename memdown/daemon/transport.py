@@ -1,33 +1,35 @@
-"""The daemon's socket side: a private Unix socket, one JSON line per request.
+"""A private Unix socket that answers one line with one line.
 
-Standard-library ``socketserver``; each request is handed to
-``Daemon.handle_line`` and the reply written back. Also the checks every
-request's parameters pass before they reach the query code.
+:class:`LineServer` knows nothing about the daemon: each connection's first
+line goes to a ``handle(line) -> reply`` function and the reply dict is
+written back as one JSON line. Standard-library ``socketserver``, one short
+thread per client. It also owns the socket file: a private 0700 folder, the
+socket 0600, a stale socket replaced at start and ours removed at close.
 """
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import socketserver
 import stat
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable, cast
 
-from ..errors import MemdownError, UsageError
-from .protocol import MAX_REQUEST_BYTES
-
-if TYPE_CHECKING:
-    from .server import Daemon
+from ..errors import MemdownError
+from .protocol import MAX_REQUEST_BYTES, error_reply
 
 REQUEST_READ_TIMEOUT = 5.0  # a client must send its request line within this
+POLL_INTERVAL = 0.05  # how often the serving thread looks for a shutdown request
+
+Handle = Callable[[bytes], dict[str, Any]]
 
 
 class DaemonError(MemdownError):
     """The daemon cannot start (socket folder, socket path…)."""
 
-
-# --- the socket --------------------------------------------------------------
 
 def prepare_socket_dir(sock_path: Path) -> None:
     """Create the socket's folder 0700; refuse a folder someone else owns."""
@@ -52,9 +54,30 @@ def prepare_socket_dir(sock_path: Path) -> None:
         )
 
 
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 64
+    allow_reuse_address = False
+
+    def __init__(self, path: str, handle: Handle, log: logging.Logger) -> None:
+        self.handle_line = handle
+        self.log = log
+        super().__init__(path, _Handler)
+
+    def handle_error(self, request, client_address) -> None:  # noqa: D401 - socketserver hook
+        self.log.exception("error answering a client")
+
+
 class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
-        daemon: Daemon = self.server.daemon  # type: ignore[attr-defined]
+        server = cast(_Server, self.server)
+        line = self._read_line(server.log)
+        if line is not None:
+            self._send(server.handle_line(line), server.log)
+
+    def _read_line(self, log: logging.Logger) -> bytes | None:
+        """The request's first line; None (after any error reply) when there is none to answer."""
         sock: socket.socket = self.request
         sock.settimeout(REQUEST_READ_TIMEOUT)
         data = bytearray()
@@ -65,22 +88,21 @@ class _Handler(socketserver.BaseRequestHandler):
                     break
                 data += chunk
                 if len(data) > MAX_REQUEST_BYTES:
-                    daemon.log.warning("refused a request over %d bytes", MAX_REQUEST_BYTES)
-                    self._send(error_reply("request too large", 2))
-                    return
+                    log.warning("refused a request over %d bytes", MAX_REQUEST_BYTES)
+                    self._send(error_reply("request too large", 2), log)
+                    return None
         except socket.timeout:
-            daemon.log.warning("a client sent no complete request within %.0fs (%d bytes)", REQUEST_READ_TIMEOUT, len(data))
-            self._send(error_reply("request timed out", 2))
-            return
+            log.warning("a client sent no complete request within %.0fs (%d bytes)", REQUEST_READ_TIMEOUT, len(data))
+            self._send(error_reply("request timed out", 2), log)
+            return None
         except OSError as exc:
-            daemon.log.info("client connection failed: %s", exc)
-            return
+            log.info("client connection failed: %s", exc)
+            return None
         if not data.strip():
-            return  # a connect-and-close probe
-        reply = daemon.handle_line(bytes(data).split(b"\n", 1)[0])
-        self._send(reply)
+            return None  # a connect-and-close probe
+        return bytes(data).split(b"\n", 1)[0]
 
-    def _send(self, reply: dict[str, Any]) -> None:
+    def _send(self, reply: dict[str, Any], log: logging.Logger) -> None:
         try:
             payload = json.dumps(reply, default=str).encode("utf-8") + b"\n"
         except (TypeError, ValueError) as exc:
@@ -88,45 +110,51 @@ class _Handler(socketserver.BaseRequestHandler):
         try:
             self.request.sendall(payload)
         except OSError as exc:
-            self.server.daemon.log.info("client went away before the reply: %s", exc)  # type: ignore[attr-defined]
+            log.info("client went away before the reply: %s", exc)
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 64
-    allow_reuse_address = False
+class LineServer:
+    """Serve ``handle`` on the Unix socket ``path`` until :meth:`close`.
 
-    def handle_error(self, request, client_address) -> None:  # noqa: D401 - socketserver hook
-        self.daemon.log.exception("error answering a client")  # type: ignore[attr-defined]
+    The caller must own ``path`` (the daemon holds the root's lock), so a
+    socket file already there is a dead server's and is replaced.
+    """
 
+    def __init__(self, path: Path, handle: Handle, *, log: logging.Logger | None = None) -> None:
+        self.path = Path(path)
+        self.handle = handle
+        self.log = log or logging.getLogger("memdown.daemon")
+        self._server: _Server | None = None
+        self._inode: int | None = None
+        self.thread: threading.Thread | None = None
 
-def error_reply(message: str, exit_code: int = 1, *, fallback: bool = False) -> dict[str, Any]:
-    reply: dict[str, Any] = {"ok": False, "error": " ".join(str(message).split()), "exit_code": exit_code}
-    if fallback:
-        reply["fallback"] = True  # the client answers in-process instead
-    return reply
+    def start(self) -> None:
+        """Bind the socket (private) and serve it on a background thread named ``socket``."""
+        prepare_socket_dir(self.path)
+        if self.path.exists() or self.path.is_symlink():
+            self.log.info("removing a stale socket %s", self.path)
+            self.path.unlink()
+        server = _Server(str(self.path), self.handle, self.log)
+        try:
+            os.chmod(self.path, 0o600)
+            self._inode = os.stat(self.path).st_ino
+        except BaseException:
+            server.server_close()
+            raise
+        self.thread = threading.Thread(target=lambda: server.serve_forever(poll_interval=POLL_INTERVAL),
+                                       name="socket", daemon=True)
+        self.thread.start()
+        self._server = server
 
-
-# --- the daemon ---------------------------------------------------------------
-
-
-def clean_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Reject parameters of the wrong type before they reach the query code."""
-    out = dict(params)
-    if out.get("k") is not None and (isinstance(out["k"], bool) or not isinstance(out["k"], int)):
-        raise UsageError("-k must be an integer")
-    if out.get("lines") is not None and (isinstance(out["lines"], bool) or not isinstance(out["lines"], int)):
-        raise UsageError("--lines must be an integer")
-    for name in ("query", "kind", "since", "until", "source", "mode", "id"):
-        if out.get(name) is not None and not isinstance(out[name], str):
-            raise UsageError(f"{name} must be a string")
-    concepts = out.get("concepts")
-    if concepts is not None and (not isinstance(concepts, list) or not all(isinstance(c, str) for c in concepts)):
-        raise UsageError("concepts must be a list of strings")
-    return out
-
-
-def make_server(path: str) -> _Server:
-    """A listening server on ``path`` whose requests go to ``server.daemon`` (set by the caller)."""
-    return _Server(path, _Handler)
+    def close(self) -> None:
+        """Stop serving and remove the socket file, unless another server has replaced it since."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        try:
+            if self._inode is not None and os.stat(self.path).st_ino == self._inode:
+                self.path.unlink()
+        except FileNotFoundError:
+            pass

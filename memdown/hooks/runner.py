@@ -41,8 +41,8 @@ BUDGETS = {
     "PreToolUse": 1.0,
 }
 MAX_STDIN = 8 << 20
-# Capture events queue a job (``detach.capture_handler``) before their budget starts.
-CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
+# Capture events queue a job (``detach.capture``) before their budget starts.
+CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 
 
 class _Budget(Exception):
@@ -96,15 +96,24 @@ def _read_payload() -> dict[str, Any]:
 
 
 def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
-    if event in CAPTURE_JOBS:  # straight to the queue: no config, no other handlers imported
-        from .detach import capture_handler
+    """The hook's JSON answer. ``arm()`` starts the time budget (after a capture job is on disk)."""
+    from ..config import hook_sync, load_config
 
-        return capture_handler(CAPTURE_JOBS[event])(payload, root, arm or (lambda: None))
+    if event in CAPTURE_EVENTS:  # straight to the queue: no config (but in sync mode), no other handlers imported
+        from .detach import capture
+
+        config = load_config(root) if hook_sync() and root is not None else None  # the job runs right here
+        capture(event, payload, root, arm, config)
+        return {}
     from . import events
 
     if arm is not None:
         arm()
-    return events.HANDLERS[event](payload, root)
+    config = None
+    if root is not None and event in events.USES_CONFIG:
+        config = load_config(root)  # once per hook, passed down
+    out = events.HANDLERS[event](payload, root, config)
+    return out.to_json() if out is not None else {}
 
 
 def main(argv: list[str]) -> int:
@@ -113,14 +122,16 @@ def main(argv: list[str]) -> int:
     out: dict[str, Any] = {}
     root: Path | None = None
     try:
-        if event is None or os.environ.get("MEMDOWN_DISABLE") == "1" or os.environ.get("MEMDOWN_SUMMARIZER"):
+        from ..config import hook_sync, in_summarizer, memdown_disabled
+
+        if event is None or memdown_disabled() or in_summarizer():
             return 0
         payload = _read_payload()
         root = _root_for(payload)
         budget = BUDGETS[event]
 
         def arm() -> None:
-            if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":  # sync mode runs the slow job inline, on purpose
+            if not hook_sync():  # sync mode runs the slow job inline, on purpose
                 signal.signal(signal.SIGALRM, _on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, budget)
 
@@ -129,7 +140,7 @@ def main(argv: list[str]) -> int:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         # A capture hook only queues its job: the worker logs the job's own outcome.
-        word = "answered" if event in CAPTURE_JOBS else "ok"
+        word = "answered" if event in CAPTURE_EVENTS else "ok"
         log_line(root, event, f"{word} {1000 * (time.perf_counter() - started):.0f}ms")
     except _Budget:
         out = {}

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config
 from ..fsutil import atomic_write_text
 from ..signals import store
 from ..signals.text import one_line
@@ -20,8 +20,7 @@ from . import candidates as C
 from . import improvements, learnings, meta
 
 
-def stats(root: Path) -> dict:
-    config = load_config(root)
+def stats(root: Path, config: Config) -> dict:
     signals = store.load(root)
     by_status: dict[str, int] = {}
     by_type: dict[str, int] = {}

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from .. import paths
+from ..config import Config, memdown_disabled
 from ..fsutil import atomic_write_text
 from ..signals.store import Signal
 from ..signals.text import GENERIC, content_tokens, jaccard, one_line, strip_ansi
@@ -57,17 +58,14 @@ def _excerpt(error: str) -> str:
     return one_line(" | ".join(lines), EXCERPT) or "(no output)"
 
 
-def record_failure(root: Path, *, session_id: str, tool_name: str, tool_input: dict, error: str,
+def record_failure(root: Path, config: Config, *, session_id: str, tool_name: str, tool_input: dict, error: str,
                    transcript_path: str | None = None) -> Signal | None:
-    """Append a ``failure`` signal (redacted); None when capture is off or the text opts out."""
-    if os.environ.get("MEMDOWN_DISABLE") == "1":
+    """Append a ``failure`` signal (redacted); None when signal mining is off or the text opts out."""
+    if memdown_disabled() or not config["mining.enabled"]:
         return None
-    from ..config import load_config
     from ..redact import should_skip
     from ..signals import store
 
-    if not load_config(root)["capture.enabled"]:
-        return None
     summary = _input_summary(tool_name, tool_input)
     if should_skip(error or "") or should_skip(json.dumps(tool_input, default=str)):
         return None
@@ -107,7 +105,7 @@ def _sources(root: Path) -> list[Path]:
 
 def _entries_for(root: Path, path: Path) -> list[dict]:
     if path.name == "reflexion.md":
-        from .reflexion import load
+        from .mistakes import load
 
         return [{"id": r.id, "tool": r.tool, "text": " ".join([r.evidence, " ".join(r.tags)]), "input": r.mistake,
                  "excerpt": one_line(r.evidence or r.mistake, 200), "fix": r.fix, "rule": r.rule, "date": r.created}

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..signals.entries import Entry, EntryFile
+from ..store.entries import Entry, EntryFile
 from ..signals.text import one_line
 
 SECTIONS = ("Pending", "Applied", "Deferred")

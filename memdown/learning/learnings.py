@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..signals.entries import Entry, EntryFile
+from ..store.entries import Entry, EntryFile
 from ..signals.text import fingerprint, one_line
 
 CATEGORIES = ("Commands", "Conventions", "Gotchas", "Preferences", "Project structure", "Other")

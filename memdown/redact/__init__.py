@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from ..optout import SKIP_MARKER, should_skip
 from . import maintained
 from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
 from .entropy import ENTROPY_RULES
@@ -36,8 +37,6 @@ from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
 __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact",
            "enable_maintained_detectors"]
 
-SKIP_MARKER = "<memdown:skip>"
-_SKIP_RE = re.compile(re.escape(SKIP_MARKER), re.IGNORECASE)
 
 _RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + ENTROPY_RULES
 _JOINED_RULES: list[Rule] = TOKEN_RULES
@@ -46,11 +45,6 @@ _use_maintained = False
 
 def marker(kind: str) -> str:
     return f"{MARKER_PREFIX}{kind}]"
-
-
-def should_skip(text: str) -> bool:
-    """True when ``text`` carries the opt-out marker: record nothing."""
-    return bool(text) and _SKIP_RE.search(text) is not None
 
 
 def enable_maintained_detectors(enabled: bool = True) -> bool:

@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import paths
-from ..config import Config, load_config
+from ..config import Config
 from ..fsutil import atomic_write_text, file_lock
 from ..redact import should_skip
 from ..store.daily import RECALL, SUMMARY, Entry, append_entry
@@ -59,7 +59,7 @@ def record_session(
     transcript_path: Path,
     session_id: str,
     *,
-    config: Config | None = None,
+    config: Config,
     last_message: str | None = None,
     include_last_turn: bool = True,
     final: bool = False,
@@ -67,7 +67,6 @@ def record_session(
     """Summarize every finished, unrecorded turn of a session into the daily log.
 
     ``final`` (SessionEnd): empty turns still waiting for a next turn are written too."""
-    config = config or load_config(root)
     report = CaptureReport()
     init_layout(root)
     state_path = paths.session_state_file(root, "sessions", session_id, ".json")

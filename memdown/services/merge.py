@@ -26,7 +26,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from ..signals.entries import ID_RE
+from ..store.entries import ID_RE
 from ..store.anchors import parse_anchor
 
 _md = MarkdownIt("commonmark", {"html": True})

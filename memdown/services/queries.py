@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 
 if TYPE_CHECKING:
-    from ..api import Memory
+    from .memory import Memory
 
 # The search filters every query op accepts (the CLI builds its requests from this too).
 FILTERS = ("k", "kind", "since", "until", "source", "mode")

@@ -24,7 +24,7 @@ class SearchOptions:
     until: str | None = None
     source: str | None = None  # a glob over paths relative to the memory root
     mode: str = "hybrid"
-    fusion_depth: int = 10
+    candidate_depth: int = 10
 
     def validate(self) -> None:
         if self.k < 1 or self.k > 1000:
@@ -129,7 +129,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         return []
     # A long section can yield several chunks; fetch a little extra so that
     # collapsing them still leaves k distinct sections.
-    fetch = max(options.k + options.k // 2, options.fusion_depth)
+    fetch = max(options.k + options.k // 2, options.candidate_depth)
     tbl = table.table
     if options.mode == "text":
         builder = tbl.search(query, query_type="fts", fts_columns="fts_text")

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 
 from .. import paths
+from ..config import SUMMARIZER_ENV
 from ..redact import redact
 from ..transcript.content import one_line
 from ..transcript.model import ToolCall, Turn
@@ -30,7 +31,6 @@ def _clip(text: str, limit: int) -> str:
 
 MAX_PROMPT_CHARS = 14_000
 MIN_BULLETS, MAX_BULLETS = 1, 8
-SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in the child so its own hooks stay silent
 
 SUMMARY_INSTRUCTIONS = """You write a developer's project memory log, read weeks later by someone who was not there.
 Summarize the coding-assistant turn below as 1 to 6 markdown bullets, one line each, each starting

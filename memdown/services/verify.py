@@ -41,7 +41,7 @@ from .indexing import chunk_options, index_identity
 from .jobs import verify_lines as capture_status
 
 if TYPE_CHECKING:
-    from ..api import Memory
+    from .memory import Memory
 
 # Row fields that must match what the markdown produces now (as the indexer's _same_row).
 _ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import paths
-from ..config import load_config
+from ..config import Config, hook_sync
 from ..errors import InputFileError, LockTimeoutError, NotFoundError
 from ..fsutil import file_lock
 from . import jobs
@@ -37,7 +37,8 @@ class PermanentJobError(Exception):
     """A job that can never succeed as it is: quarantine it now."""
 
 
-def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, final: bool = False) -> None:
+def _capture(root: Path, config: Config, record: dict[str, Any], *, include_last_turn: bool,
+             final: bool = False) -> None:
     from .capture import record_session
 
     payload = record["payload"]
@@ -46,12 +47,12 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
         raise PermanentJobError("job has no transcript_path")
     if not os.path.lexists(transcript):
         raise PermanentJobError(f"transcript not found: {transcript}")
-    if os.environ.get("MEMDOWN_HOOK_SYNC") != "1":
+    if not hook_sync():
         settle = float(record.get("created") or 0) + TRANSCRIPT_SETTLE_SECONDS - time.time()
         if settle > 0:
             time.sleep(min(settle, TRANSCRIPT_SETTLE_SECONDS))
     report = record_session(
-        root, Path(transcript), str(payload.get("session_id") or ""),
+        root, Path(transcript), str(payload.get("session_id") or ""), config=config,
         last_message=payload.get("last_assistant_message") if include_last_turn else None,
         include_last_turn=include_last_turn,
         final=final,
@@ -59,59 +60,59 @@ def _capture(root: Path, record: dict[str, Any], *, include_last_turn: bool, fin
     log.info("capture %s: %s", payload.get("session_id"), report)
 
 
-def _mine(root: Path, record: dict[str, Any]) -> None:
-    from ..signals.mining import mine_session
+def _mine(root: Path, config: Config, record: dict[str, Any]) -> None:
+    from .signal_mining import mine_session
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
     if transcript and os.path.isfile(transcript):
-        signals = mine_session(root, Path(transcript), str(payload.get("session_id") or ""))
+        signals = mine_session(root, Path(transcript), str(payload.get("session_id") or ""), config=config)
         log.info("mined %d signal(s)", len(signals))
 
 
-def _sweep(root: Path) -> None:
-    from ..learning.reflector import sweep
+def _sweep(root: Path, config: Config) -> None:
+    from ..learning.sweep import sweep
 
-    log.info("sweep: %s", sweep(root))
+    log.info("sweep: %s", sweep(root, config=config))
 
 
-def _index(root: Path) -> None:
+def _index(root: Path, config: Config) -> None:
     """Refresh the index unless the watch daemon (or another writer) is at it."""
     try:
         with file_lock(paths.lock_file(root, "index-refresh"), timeout=0):
-            from ..api import Memory
+            from .memory import Memory
 
-            report = Memory.open(root).index()
+            report = Memory.open(root, config=config).index()
             log.info("indexed: %d file(s), %d embedded", report.files_indexed, report.embedded)
     except LockTimeoutError:
         log.info("index busy; left to the current writer")
 
 
-def _steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Callable[[], None]]]:
+def _steps(root: Path, config: Config, record: dict[str, Any]) -> list[tuple[str, Callable[[], None]]]:
     job = record.get("job")
     if job not in jobs.KNOWN_JOBS:
         raise PermanentJobError(f"unknown job {job!r}")
     capture_last = job != "precompact"  # auto-compaction may fire mid-turn
     steps: list[tuple[str, Callable[[], None]]] = [
-        ("capture", lambda: _capture(root, record, include_last_turn=capture_last, final=job == "sessionend"))]
+        ("capture", lambda: _capture(root, config, record, include_last_turn=capture_last, final=job == "sessionend"))]
     if job in ("precompact", "sessionend"):
-        steps.append(("mine", lambda: _mine(root, record)))
+        steps.append(("mine", lambda: _mine(root, config, record)))
     if job == "sessionend":
-        steps.append(("sweep", lambda: _sweep(root)))
-        live = load_config(root)["watch.enabled"] and paths.socket_path(root).exists()
+        steps.append(("sweep", lambda: _sweep(root, config)))
+        live = config["watch.enabled"] and paths.socket_path(root).exists()
         if not live:  # otherwise the live daemon indexes the new entries itself
-            steps.append(("index", lambda: _index(root)))
+            steps.append(("index", lambda: _index(root, config)))
     return steps
 
 
-def run_steps(root: Path, record: dict[str, Any]) -> list[tuple[str, Exception]]:
+def run_steps(root: Path, config: Config, record: dict[str, Any]) -> list[tuple[str, Exception]]:
     """Run the steps not done yet (recorded in ``done_steps``); one failing step does not stop the others."""
     from ..redact import enable_maintained_detectors
 
     enable_maintained_detectors()  # detect-secrets joins our rules here: loaded up front, never under a lock
     failures: list[tuple[str, Exception]] = []
     done = record.setdefault("done_steps", [])
-    for name, step in _steps(root, record):
+    for name, step in _steps(root, config, record):
         if name in done:
             continue
         try:
@@ -134,7 +135,7 @@ def _is_permanent(exc: Exception) -> bool:
     return isinstance(exc, (PermanentJobError, InputFileError, NotFoundError))
 
 
-def process(root: Path, claimed: jobs.Claim) -> bool:
+def process(root: Path, config: Config, claimed: jobs.Claim) -> bool:
     """Run one claimed job; True when it is done. The claim is released in every case.
 
     The attempt is counted (and the next try scheduled) before the steps run,
@@ -158,7 +159,7 @@ def process(root: Path, claimed: jobs.Claim) -> bool:
         record["next_try"] = time.time() + jobs.backoff(record["attempts"])
         jobs.save(claimed.path, record)
         try:
-            failures = run_steps(root, record)
+            failures = run_steps(root, config, record)
         except PermanentJobError as exc:
             failures = [("setup", exc)]
         if not failures:
@@ -180,7 +181,7 @@ def process(root: Path, claimed: jobs.Claim) -> bool:
         jobs.release(claimed, remove=finished)
 
 
-def run_job_file(root: Path, job_file: Path) -> bool:
+def run_job_file(root: Path, config: Config, job_file: Path) -> bool:
     """Run one job now, whatever its backoff says (sync mode, tests); True when done.
 
     False when it failed (it stays pending, or was quarantined) or another
@@ -189,20 +190,20 @@ def run_job_file(root: Path, job_file: Path) -> bool:
     claimed = jobs.claim(job_file, due_only=False)
     if claimed is None:
         return False
-    return process(root, claimed)
+    return process(root, config, claimed)
 
 
-def _run_due(root: Path) -> int:
+def _run_due(root: Path, config: Config) -> int:
     ran = 0
     for path in jobs.pending_jobs(root):
         claimed = jobs.claim(path)
         if claimed is not None:
-            process(root, claimed)
+            process(root, config, claimed)
             ran += 1
     return ran
 
 
-def drain(root: Path, *, max_seconds: float = MAX_WORKER_SECONDS) -> int:
+def drain(root: Path, config: Config, *, max_seconds: float = MAX_WORKER_SECONDS) -> int:
     """Run due jobs until none is pending (or ``max_seconds``); the number run.
 
     Returns at once when every worker slot is taken. After giving its slot back
@@ -217,7 +218,7 @@ def drain(root: Path, *, max_seconds: float = MAX_WORKER_SECONDS) -> int:
         try:
             while True:
                 jobs.recover(root)
-                ran = _run_due(root)
+                ran = _run_due(root, config)
                 total += ran
                 if ran:
                     continue
@@ -244,5 +245,7 @@ def main(argv: list[str]) -> int:
     root = paths.memory_root(root)
     for extra in rest:  # an old-style job file argument: make sure it is in this root's queue
         log.info("draining %s (job %s)", root, extra)
-    drain(root)
+    from ..config import load_config
+
+    drain(root, load_config(root))  # the worker process is an edge: config loaded once, here
     return 0

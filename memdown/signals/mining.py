@@ -9,19 +9,17 @@ markdown-it-py; never lancedb/fastembed.
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config, memdown_disabled
 from ..errors import MemdownError
 from ..fsutil import atomic_write_text, file_lock
 from . import store
 from .detect import detect_turns, failed, find_fix, fix_text
 from .store import Signal
 from .text import content_tokens, containment, one_line
-
-MAX_FACTS = 400
 
 
 def _state_path(root: Path) -> Path:
@@ -50,24 +48,6 @@ def _portable(path: Path) -> str:
         return portable_path(path)
     except Exception:  # noqa: BLE001 - a path is better than nothing
         return str(path)
-
-
-def known_facts(root: Path) -> list[str]:
-    """Lines of the CLAUDE.md files and learnings: what the agent is already told."""
-    from ..learning.promote import target_files
-
-    facts: list[str] = []
-    sources = [path for _, path in target_files(root)] + [root / "learnings.md"]
-    for source in sources:
-        try:
-            text = source.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            line = line.strip().lstrip("-*+> ").strip()
-            if line and not line.startswith(("#", "<!--")) and len(content_tokens(line)) >= 3:
-                facts.append(line)
-    return facts[-MAX_FACTS:]
 
 
 class _Prev:
@@ -172,21 +152,22 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
     return out
 
 
-def mine_session(root: Path, transcript_path: Path, session_id: str, *, config=None) -> list[Signal]:
-    """Detect signals in the transcript since the stored mining point; write and return them."""
+def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
+                 facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None) -> list[Signal]:
+    """Detect signals in the transcript since the stored mining point; write and return them.
+
+    ``facts`` are lines the agent is already told (a question about one is
+    "missing context"); ``adjust(pattern, type)`` shifts confidence by past
+    review decisions. The caller gathers both from the learning loop
+    (``services.signal_mining``), so mining never imports what sits above it.
+    """
     root = Path(root)
-    config = config or load_config(root)
-    if not config["capture.enabled"] or os.environ.get("MEMDOWN_DISABLE") == "1":
+    if not config["mining.enabled"] or memdown_disabled():
         return []
     transcript_path = Path(transcript_path)
     if not transcript_path.exists():
         return []
-    adjust = None
-    if config["reflect.meta_learning"]:
-        from ..learning.meta import adjuster
-
-        adjust = adjuster(root, config["reflect.meta_min_samples"])
-    facts = known_facts(root)
+    facts = list(facts)
     with file_lock(paths.lock_file(root, "mining"), timeout=30):
         state = read_state(root)
         files = state.setdefault("files", {})

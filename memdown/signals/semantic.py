@@ -1,6 +1,6 @@
 """Optional semantic classifier: ``claude -p --model haiku`` confirms or adds signals.
 
-Off by default (``capture.semantic``). Mining only queues the chunk's
+Off by default (``mining.semantic``). Mining only queues the chunk's
 prompts (redacted) in ``state/semantic-queue.jsonl``; the detached reflector
 sweep runs the classifier, never a hook's synchronous path. The child runs
 with ``MEMDOWN_DISABLE=1`` so memdown's own hooks stay quiet in it, and a
@@ -46,7 +46,7 @@ def queue_file(root: Path) -> Path:
 
 
 def available(config) -> bool:
-    return bool(config["capture.semantic"]) and shutil.which("claude") is not None
+    return bool(config["mining.semantic"]) and shutil.which("claude") is not None
 
 
 def queue_prompts(root: Path, session: str, transcript: str, prompts: list[tuple[str, str]]) -> int:
@@ -136,8 +136,8 @@ def classify_queue(root: Path, config) -> dict:
     for batch in _batches(items):
         text = INSTRUCTIONS + "\n".join(f"[{n}] {one_line(item['prompt'], PROMPT_CHARS)}"
                                         for n, item in enumerate(batch, 1))
-        reply = parse_reply(run_claude(text, model=config["capture.semantic_model"],
-                                       timeout=float(config["capture.semantic_timeout"])))
+        reply = parse_reply(run_claude(text, model=config["mining.semantic_model"],
+                                       timeout=float(config["mining.semantic_timeout"])))
         if reply is None:
             report["fallback"] = True
             continue

@@ -30,7 +30,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import NotFoundError, UsageError
 from ..fsutil import append_unlocked, atomic_write_text, file_lock, file_lock_for
-from . import entries
+from ..store import entries
 
 STATUSES = ("captured", "analyzed", "promoted", "dismissed", "archived")
 ACTIVE = ("captured", "analyzed")

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ..store.markdown import block_parser, one_line  # noqa: F401  (re-exported: signals and learning use them from here)
+
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "`", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "\u2014": " - ", "\u2013": " - ",
                          "\u00a0": " ", "\u202a": "", "\u202c": ""})
@@ -242,23 +244,3 @@ def fingerprint(text: str) -> str:
     else:
         key = " ".join(sorted(content_tokens(text))[:12])
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
-
-
-def one_line(text: str, limit: int = 0) -> str:
-    flat = " ".join(str(text or "").split())
-    if limit and len(flat) > limit:
-        return flat[: limit - 1].rstrip() + "…"
-    return flat
-
-
-_block_md = None
-
-
-def block_parser():
-    """markdown-it for block structure only (inline content stays raw); built on first use."""
-    global _block_md
-    if _block_md is None:
-        from markdown_it import MarkdownIt
-
-        _block_md = MarkdownIt("commonmark", {"html": True}).disable("inline")
-    return _block_md

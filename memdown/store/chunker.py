@@ -15,6 +15,7 @@ from typing import Any
 import frontmatter
 from markdown_it import MarkdownIt
 
+from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
@@ -52,11 +53,16 @@ class Chunk:
         return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
 
 
+CHUNKING = DEFAULTS["chunking"]
+
+
 @dataclass
 class ChunkOptions:
-    max_chars: int = 900
-    context_chars: int = 160
-    heading_context: bool = True
+    """Defaults are the ``chunking`` section of ``memdown.config.DEFAULTS`` (the one place they live)."""
+
+    max_chars: int = CHUNKING["max_chars"]
+    context_chars: int = CHUNKING["context_chars"]
+    heading_context: bool = CHUNKING["heading_context"]
 
 
 @dataclass

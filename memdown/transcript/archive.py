@@ -35,7 +35,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import AmbiguousIdError, InputFileError, NotFoundError, UsageError
 from ..fsutil import atomic_write_bytes
-from .layout import first_session_id, session_stem, subagent_files
+from .layout import first_session_id, portable_path, resolve_portable, session_stem, subagent_files
 
 __all__ = ["portable_path", "resolve_portable", "archive_transcript", "find_transcript"]
 
@@ -43,33 +43,6 @@ _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _MIN_PREFIX = 8
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
-def portable_path(path: Path) -> str:
-    """``~/…`` when ``path`` is under the home directory, else the absolute path.
-
-    Memory files are committed to git: a path stored there must not leak the
-    user's home directory or user name. ``Path.home()`` is read at call time.
-    """
-    candidate = Path(os.path.abspath(Path(path).expanduser()))
-    home = Path(os.path.abspath(Path.home()))
-    pairs = [(candidate, home)]
-    with contextlib.suppress(OSError, RuntimeError):
-        # A symlinked home (/home -> /usr/home) must still be recognised.
-        pairs.append((candidate.resolve(), home.resolve()))
-    for cand, base in pairs:
-        try:
-            rel = cand.relative_to(base)
-        except ValueError:
-            continue
-        text = rel.as_posix()
-        return "~" if text in ("", ".") else f"~/{text}"
-    return str(candidate)
-
-
-def resolve_portable(text: str) -> Path:
-    """Inverse of ``portable_path``: expand a leading ``~``."""
-    return Path(str(text).strip()).expanduser()
 
 
 # --- archiving ------------------------------------------------------------------

@@ -15,6 +15,7 @@ one this project's memory recorded that also reads as a transcript.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -99,6 +100,33 @@ def looks_like_transcript(path: Path) -> bool:
     return False
 
 
+def portable_path(path: Path) -> str:
+    """``~/…`` when ``path`` is under the home directory, else the absolute path.
+
+    Memory files are committed to git: a path stored there must not leak the
+    user's home directory or user name. ``Path.home()`` is read at call time.
+    """
+    candidate = Path(os.path.abspath(Path(path).expanduser()))
+    home = Path(os.path.abspath(Path.home()))
+    pairs = [(candidate, home)]
+    with contextlib.suppress(OSError, RuntimeError):
+        # A symlinked home (/home -> /usr/home) must still be recognised.
+        pairs.append((candidate.resolve(), home.resolve()))
+    for cand, base in pairs:
+        try:
+            rel = cand.relative_to(base)
+        except ValueError:
+            continue
+        text = rel.as_posix()
+        return "~" if text in ("", ".") else f"~/{text}"
+    return str(candidate)
+
+
+def resolve_portable(text: str) -> Path:
+    """Inverse of ``portable_path``: expand a leading ``~``."""
+    return Path(str(text).strip()).expanduser()
+
+
 def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
     """``path`` when memdown may read it as a transcript; NotATranscriptError (one line) otherwise.
 
@@ -106,8 +134,6 @@ def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
     archive, or one of ``recorded`` (transcript paths in this project's memory anchors) whose
     content reads as a Claude Code transcript. Symlinks and ``..`` are resolved first.
     """
-    from .archive import portable_path
-
     shown = portable_path(Path(path))
     hint = "memdown reads Claude Code transcripts under ~/.claude/projects, its archive, or sessions in this memory"
     try:

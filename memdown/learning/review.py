@@ -23,7 +23,7 @@ from ..signals import store
 from ..signals.store import ACTIVE, Signal, utcnow
 from ..signals.text import one_line
 from . import candidates as C
-from . import improvements, learnings, ledger, meta, reflexion
+from . import improvements, learnings, ledger, meta, mistakes
 from . import promote as P
 from .approvals import new_token
 from .counts import pending_counts, recent_learnings, stats
@@ -97,13 +97,13 @@ def _analyze(root: Path, *, persist: bool, config=None, now=None) -> Review:
     review = Review()
     if persist:
         review.recovered, review.unapproved = _recover(root, now)
-        from .reflector import expire
+        from .sweep import expire
 
         review.expired = expire(root, int(config["reflect.ttl_days"]), now=now)
     signals = store.load(root)
     by_id = {s.id: s for s in signals}
     ctx = {"learnings": learnings.load(root), "improvements": improvements.load(root),
-           "reflexion": reflexion.load(root), "claude": P.rules_in(root),
+           "reflexion": mistakes.load(root), "claude": P.rules_in(root),
            "decided": [s for s in signals if s.status == "dismissed" and not s.extra.get("reason", "").startswith(AUTO)]}
     consolidated: dict[str, list[Signal]] = {}
     for sig in signals:
@@ -292,7 +292,7 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
             store.update(root, {s.id: {"status": "promoted", "improvement": imp.id} for s in sigs})
         elif target == "reflexion":
             r = cand.reflexion or {"mistake": cand.context, "evidence": "; ".join(cand.quotes), "rule": text}
-            rfx = reflexion.add(root, reflexion.Reflexion(id="", title="", tool=r.get("tool", ""),
+            rfx = mistakes.add(root, mistakes.Reflexion(id="", title="", tool=r.get("tool", ""),
                                                           mistake=r.get("mistake", ""), evidence=r.get("evidence", ""),
                                                           rule=text, fix=r.get("fix", ""), tags=r.get("tags", []),
                                                           sources=cand.signal_ids), day=day)
@@ -395,7 +395,7 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
             store.update(root, {s: {"status": "captured", "improvement": None} for s in item.sources})
             return {"id": item_id, "action": "removed", "signals": item.sources}
         if item_id.startswith("RFX-"):
-            reflexion.set_status(root, item_id, "deprecated")
+            mistakes.set_status(root, item_id, "deprecated")
             return {"id": item_id, "action": "deprecated"}
         sig = store.get(root, item_id)
         if sig.status == "promoted" and sig.extra.get("learning"):
@@ -422,7 +422,7 @@ def show(root: Path, item_id: str) -> dict:
             raise NotFoundError(f"no improvement {item_id}")
         return {"improvement": item.to_dict()}
     if item_id.startswith("RFX-"):
-        item = next((i for i in reflexion.load(root) if i.id == item_id), None)
+        item = next((i for i in mistakes.load(root) if i.id == item_id), None)
         if item is None:
             raise NotFoundError(f"no reflexion entry {item_id}")
         return {"reflexion": item.to_dict()}

@@ -12,8 +12,9 @@ from .. import paths
 from ..fence import fence
 from ..store.daily import read_entries
 
-CLAUDE_CODE_CAP = 10_000  # Claude Code's own limit for one hook's additionalContext
-DIGEST_SHARE = 7_000  # the digest's part of it; learnings and memdown's own lines share the rest
+# The digest's part of Claude Code's 10,000-character additionalContext cap
+# (hooks.output.CLAUDE_CODE_CAP); learnings and memdown's own lines share the rest.
+DIGEST_SHARE = 7_000
 LEARNINGS_CHARS = 1_600
 
 

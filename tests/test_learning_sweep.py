@@ -1,4 +1,4 @@
-"""The reflector: fold near-duplicates, expire stale signals; idempotent and safe beside hooks."""
+"""The sweep: fold near-duplicates, expire stale signals; idempotent and safe beside hooks."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,7 +8,7 @@ import sys
 import time
 
 from memdown.config import load_config
-from memdown.learning.reflector import expire, fold, sweep
+from memdown.learning.sweep import expire, fold, sweep
 from memdown.signals import store
 from memdown.signals.store import Signal
 

@@ -1,4 +1,4 @@
-"""The reflector: take in Claude Code's auto-memory notes, fold near-duplicate signals, expire stale ones.
+"""The sweep: take in Claude Code's auto-memory notes, fold near-duplicate signals, expire stale ones.
 
 Runs detached after SessionEnd (the hooks' worker calls ``sweep``) and as
 ``memdown reflect sweep``. Both passes are idempotent, hold the ``reflect``
@@ -14,7 +14,7 @@ import datetime as dt
 from pathlib import Path
 
 from .. import paths
-from ..config import load_config
+from ..config import Config
 from ..fsutil import file_lock
 from ..signals import store
 from ..signals.store import ACTIVE, utcnow
@@ -60,17 +60,16 @@ def expire(root: Path, ttl_days: int, *, now=None) -> list[str]:
     return store.update(root, stale, only_if_status=ACTIVE)
 
 
-def sweep(root: Path, *, config=None, now=None, do_fold: bool = True, do_expire: bool = True,
+def sweep(root: Path, *, config: Config, now=None, do_fold: bool = True, do_expire: bool = True,
           semantic: bool | None = None) -> dict:
-    """Fold, expire and (with ``capture.semantic``) classify queued prompts; returns a report."""
+    """Fold, expire and (with ``mining.semantic``) classify queued prompts; returns a report."""
     root = Path(root)
-    config = config or load_config(root)
     now = now or utcnow()
     report: dict = {"folded": [], "expired": [], "semantic": None, "automemory": []}
     if not root.is_dir():
         return report
     with file_lock(paths.lock_file(root, "reflect"), timeout=60):
-        if config["capture.enabled"]:  # Claude Code's feedback/project notes: corroborated signals for review
+        if config["mining.enabled"]:  # Claude Code's feedback/project notes: corroborated signals for review
             from ..signals.automemory import import_notes
 
             report["automemory"] = [s.id for s in import_notes(root)]
@@ -78,7 +77,7 @@ def sweep(root: Path, *, config=None, now=None, do_fold: bool = True, do_expire:
             report["folded"] = fold(root, float(config["reflect.fold_threshold"]), now=now)
         if do_expire:
             report["expired"] = expire(root, int(config["reflect.ttl_days"]), now=now)
-    if semantic if semantic is not None else bool(config["capture.semantic"]):
+    if semantic if semantic is not None else bool(config["mining.semantic"]):
         from ..signals.semantic import classify_queue
 
         report["semantic"] = classify_queue(root, config)

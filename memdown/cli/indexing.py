@@ -1,0 +1,129 @@
+"""``memdown index`` (build the cache from the markdown) and ``memdown verify`` (check it)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .common import dir_option, echo_notices, json_option, open_memory, print_json, stderr_is_tty
+
+
+class _Progress:
+    """A rich progress bar on a TTY, shown only once a run passes one second."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not stderr_is_tty():
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < 1.0 and done < total:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(stage, total=total)
+        self.bar.update(self.task, completed=done, total=total, description=stage)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@click.command()
+@click.argument("targets", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--rebuild", is_flag=True, help="Drop the index and rebuild it from the markdown.")
+@dir_option
+@json_option
+def index(targets: tuple[Path, ...], rebuild: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Index changed markdown files (all of them, or only TARGETS)."""
+    from ..errors import InputFileError
+
+    mem = open_memory(memory_dir)
+    progress = _Progress()
+    try:
+        report = mem.index(list(targets) if targets else None, rebuild=rebuild, progress=progress)
+    finally:
+        progress.close()
+        echo_notices(mem)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        if report.rebuilt:
+            click.echo(f"rebuilt index ({report.rebuild_reason})", err=True)
+        click.echo(
+            f"{report.files_indexed} file(s) indexed, {report.files_unchanged} unchanged, "
+            f"{report.files_removed} removed; +{report.chunks_added}/-{report.chunks_removed} chunks "
+            f"({report.chunks_total} total), {report.embedded} embedded, {report.seconds:.2f}s"
+        )
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for skipped in report.skipped:
+        click.echo(f"skipped {skipped['source']}: {skipped['reason']}", err=True)
+    named = {Path(t).resolve() for t in targets}
+    if any((mem.root / s["source"]).resolve() in named for s in report.skipped):
+        raise InputFileError("a file you named could not be indexed (see above)")
+
+
+@click.command()
+@click.option("--repair", is_flag=True,
+              help="Fix what is found (re-index affected files, or rebuild); never touches markdown.")
+@dir_option
+@json_option
+def verify(repair: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Check the index against the markdown: missing, outdated and orphaned
+    chunks, row counts, model, unreadable index files. Exit code 5 if
+    problems remain."""
+    from ..services import verify as verify_service
+
+    mem = open_memory(memory_dir)
+    before = verify_service.verify(mem)
+    after = verify_service.repair(mem, before) if repair and not before.ok else None
+    final = after or before
+    if as_json:
+        data = before.to_dict()
+        if after is not None:
+            data = {**data, "repaired": after.repaired, "after": after.to_dict()}
+        print_json(data)
+    else:
+        _print_report(before)
+        if after is not None:
+            for action in after.repaired:
+                click.echo(f"repaired: {action}")
+            click.echo("after repair: " + ("ok" if after.ok else "; ".join(after.problems)))
+    if not final.ok:
+        if not as_json and not repair:
+            click.echo("run `memdown verify --repair` to fix (markdown is never changed)", err=True)
+        click.get_current_context().exit(5)
+
+
+def _print_report(report: Any) -> None:
+    click.echo(f"root: {report.root}")
+    rows = "unreadable" if report.rows is None else str(report.rows)
+    click.echo(f"index: {report.index_state}; {report.markdown_files} markdown file(s), "
+               f"{report.chunks_expected} chunk(s) expected, {rows} in the index")
+    click.echo(f"model: config {report.model.get('configured')}, index {report.model.get('index') or '-'}")
+    for name, items in (("not indexed", report.not_indexed), ("outdated", report.outdated),
+                        ("orphaned", report.orphaned)):
+        if items:
+            shown = ", ".join(items[:5]) + (f", … ({len(items) - 5} more)" if len(items) > 5 else "")
+            click.echo(f"{name}: {shown}")
+    for item in report.unreadable_markdown:
+        click.echo(f"unreadable markdown (not indexed): {item['source']}: {item['reason']}")
+    for line in getattr(report, "capture", []):
+        click.echo(f"capture: {line}")
+    if report.ok:
+        click.echo("ok")
+    else:
+        for problem in report.problems:
+            click.echo(f"problem: {problem}")
+
+
+COMMANDS = (index, verify)

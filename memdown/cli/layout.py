@@ -1,0 +1,40 @@
+"""``memdown init`` (the memory layout) and ``memdown merge-file`` (its git merge driver)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import dir_option, resolve_root
+
+_EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.command()
+@dir_option
+def init(memory_dir: Path | None) -> None:
+    """Create the memory layout (.memdown/ with memory/ and a .gitignore)."""
+    from ..store.layout import init_layout
+
+    root = resolve_root(memory_dir)
+    created = init_layout(root, register_driver=True)
+    click.echo(f"memory root: {root}")
+    for item in created:
+        click.echo(f"  created {item}")
+    click.echo("Write markdown under memory/, then run `memdown index`.")
+
+
+@click.command("merge-file")
+@click.argument("base", type=_EXISTING_FILE)
+@click.argument("ours", type=_EXISTING_FILE)
+@click.argument("theirs", type=_EXISTING_FILE)
+def merge_file(base: Path, ours: Path, theirs: Path) -> None:
+    """Git merge driver (set up by `memdown init`): merge memory files entry by entry into OURS."""
+    from ..services.merge import merge_files
+
+    if not merge_files(base, ours, theirs):
+        click.echo(f"memdown: an entry was changed on both sides; marked in {ours}", err=True)
+        click.get_current_context().exit(1)
+
+
+COMMANDS = (init, merge_file)

@@ -1,0 +1,43 @@
+"""The typed answer of a hook, and its JSON form as Claude Code reads it."""
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
+if TYPE_CHECKING:
+    from typing import Any
+
+CLAUDE_CODE_CAP = 10_000  # Claude Code's own limit for one hook's additionalContext
+
+
+class HookOutput:
+    """What one hook says: a status line for the user, context for the model, a permission decision.
+
+    Empty fields are left out of the JSON; an empty output is ``{}``.
+    A plain class, not a dataclass: importing dataclasses costs every hook several ms.
+    """
+
+    __slots__ = ("event", "system_message", "context", "permission", "permission_reason")
+
+    def __init__(self, event: str, *, system_message: str = "", context: str = "", permission: str = "",
+                 permission_reason: str = "") -> None:
+        self.event = event
+        self.system_message = system_message
+        self.context = context
+        self.permission = permission
+        self.permission_reason = permission_reason
+
+    def __repr__(self) -> str:
+        return f"HookOutput({self.to_json()!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.system_message:
+            out["systemMessage"] = self.system_message
+        specific: dict[str, Any] = {}
+        if self.context:
+            specific["additionalContext"] = self.context[:CLAUDE_CODE_CAP]
+        if self.permission:
+            specific["permissionDecision"] = self.permission
+            specific["permissionDecisionReason"] = self.permission_reason
+        if specific:
+            out["hookSpecificOutput"] = {"hookEventName": self.event, **specific}
+        return out

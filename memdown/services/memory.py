@@ -1,0 +1,192 @@
+"""One memory root opened for use: its config, cached embedder, indexer and index table.
+
+``Memory`` opens (building or refreshing when needed) the index, recovers from
+a damaged table once, and answers search, concept search, expand and stats on
+it. The public API (``memdown.api``) and the daemon hand this object to the
+other services (queries, verify, worker); it lives here, in the services
+layer, so those services never import the API above them.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..config import Config, load_config
+from ..errors import IndexUnavailableError, LockTimeoutError, MemdownError
+from ..fsutil import file_lock
+from ..index.embedder import Embedder, embedder_from_config
+from ..index.table import ChunkTable, damage_reason
+from ..store.layout import init_layout
+from .expand import Expansion, expand_row, find_row
+from .indexing import (
+    IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity,
+)
+from .search import ConceptMatch, Hit, SearchOptions, concept_search, search_table
+
+
+class Memory:
+    """One memory root: its markdown, config, embedder and index."""
+
+    def __init__(self, root: Path, *, config: Config | None = None, embedder: Embedder | None = None) -> None:
+        self.root = Path(root)
+        self.config = config or load_config(self.root)
+        self._embedder_inner = embedder
+        self._cached = None
+        self._indexer: Indexer | None = None
+        self._table_ready = False
+        self.notices: list[str] = []  # one-line notes for the user (rebuilds, refreshes)
+
+    @classmethod
+    def open(cls, root: str | Path | None = None, *, embedder: Embedder | None = None,
+             config: Config | None = None) -> "Memory":
+        return cls(paths.memory_root(root), config=config, embedder=embedder)
+
+    # --- parts --------------------------------------------------------------
+    @property
+    def embedder(self):
+        if self._cached is None:
+            from ..index.cache import CachedEmbedder, EmbeddingCache
+
+            inner = self._embedder_inner or embedder_from_config(self.config)
+            cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
+            self._cached = CachedEmbedder(inner, cache)
+        return self._cached
+
+    def share_embedder(self, other: "Memory") -> None:
+        """Reuse ``other``'s loaded model and cache (a long-lived process reloading settings)."""
+        if other._cached is not None:
+            self._cached = other._cached
+
+    def invalidate_index(self) -> None:
+        """Re-open (and re-check) the index on the next read: another process rewrote it."""
+        self._table_ready = False
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            self._indexer = Indexer(self.root, self.config, self.embedder)
+        return self._indexer
+
+    @property
+    def table(self) -> ChunkTable:
+        return self.indexer.table
+
+    # --- operations ---------------------------------------------------------
+    def init(self) -> list[str]:
+        return init_layout(self.root)
+
+    def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
+              progress: ProgressCallback | None = None) -> IndexReport:
+        self.embedder.load()
+        report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
+        self._table_ready = True
+        return report
+
+    def ensure_index(self, *, refresh: bool = True) -> None:
+        """Open the index for reading, building or refreshing it when needed.
+
+        A refresh waits briefly for the index lock; if another writer (the
+        watch daemon) holds it, we read what is there instead of waiting.
+        """
+        paths.require_root(self.root)
+        if self._table_ready and not refresh:
+            return
+        stale = refresh and changed_sources(self.root)
+        if not stale:
+            try:
+                self.table.open()
+                meta = self.table.meta
+                # An index built by another model (or chunking) must not answer
+                # this embedder's query vectors: index() rebuilds it and says why.
+                if meta is not None and meta.model_id == self.embedder.model_id and (
+                    meta.fts_config == index_identity(self.embedder, self.config)
+                ):
+                    self._table_ready = True
+                    return
+            except IndexUnavailableError:
+                pass  # index() below rebuilds it and reports why, in one line
+        try:
+            with file_lock(paths.lock_file(self.root, "index-refresh"), timeout=0):
+                report = self.index()
+        except LockTimeoutError:
+            self.table.open(verify_count=False)
+            self._table_ready = True
+            return
+        if report.rebuilt:
+            self.notices.append(f"index built: {report.chunks_total} chunks in {report.seconds:.1f}s ({report.rebuild_reason})")
+        elif report.files_indexed or report.files_removed:
+            self.notices.append(f"index refreshed: {report.files_indexed} file(s) updated, {report.files_removed} removed")
+
+    def _with_recovery(self, action):
+        """Run a read; if the table's files turn out damaged, rebuild once and retry.
+
+        LanceDB has no exception classes of its own: a deleted or truncated data
+        file surfaces as RuntimeError/OSError/ValueError on query.
+        """
+        try:
+            return action()
+        except MemdownError:
+            raise
+        except (RuntimeError, OSError, ValueError) as exc:
+            self.notices.append(f"index damaged ({damage_reason(exc)}); rebuilt from markdown")
+            self.index(rebuild=True)
+        try:
+            return action()
+        except (RuntimeError, OSError, ValueError) as exc:
+            raise IndexUnavailableError(f"index unreadable after a rebuild ({damage_reason(exc)})") from None
+
+    def _options(self, **kw: Any) -> SearchOptions:
+        return SearchOptions(
+            k=kw["k"] if kw.get("k") is not None else self.config["search.k"],  # -k 0 is an error, not "default"
+            kind=kw.get("kind"),
+            since=kw.get("since"),
+            until=kw.get("until"),
+            source=kw.get("source"),
+            mode=kw.get("mode") or self.config["search.mode"],
+            candidate_depth=self.config["search.candidate_depth"],
+        )
+
+    def search(self, query: str, *, k: int | None = None, kind: str | None = None, since: str | None = None,
+               until: str | None = None, source: str | None = None, mode: str | None = None,
+               refresh: bool = True) -> list[Hit]:
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
+        options.validate()
+        if options.mode != "text":
+            self.embedder.load()  # a missing model fails here, before the index is touched
+        self.ensure_index(refresh=refresh)
+        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options))
+
+    def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
+                        since: str | None = None, until: str | None = None, source: str | None = None,
+                        mode: str | None = None, refresh: bool = True) -> list[ConceptMatch]:
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
+        options.validate()
+        self.ensure_index(refresh=refresh)
+        return self._with_recovery(lambda: concept_search(self.table, self.embedder, concepts, options))
+
+    def expand(self, chunk_id: str, *, lines: int = 0) -> Expansion:
+        self.ensure_index(refresh=False)
+        row = self._with_recovery(lambda: find_row(self.table, chunk_id))
+        return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
+
+    def stats(self) -> dict[str, Any]:
+        paths.require_root(self.root)
+        out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"]}
+        try:
+            self.table.open(verify_count=False)
+            meta = self.table.meta
+            out.update(
+                files=len(self.table.files),
+                chunks=self.table.count(),
+                chunks_by_kind=self.table.count_by_kind(),
+                index_bytes=self.table.size_bytes(),
+                index_model=meta.model_id if meta else None,
+                last_indexed=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(meta.last_indexed)) if meta and meta.last_indexed else None,
+                index_state="ok",
+            )
+        except IndexUnavailableError as exc:
+            out.update(files=0, chunks=0, chunks_by_kind={}, index_bytes=0, index_model=None,
+                       last_indexed=None, index_state=f"unavailable: {exc}")
+        return out

@@ -1,0 +1,26 @@
+"""Mine a transcript for signals with what the learning loop knows.
+
+The one entry point for the worker (PreCompact, SessionEnd) and ``memdown
+reflect mine``: it gathers the lines the agent is already told and, with
+``reflect.meta_learning`` on, the confidence adjustments learned from past
+reviews, and hands both to ``signals.mining``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import Config
+from ..learning.known_facts import known_facts
+from ..signals.mining import mine_session as mine_with
+from ..signals.store import Signal
+
+
+def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config) -> list[Signal]:
+    """Detect signals in the transcript since the stored mining point; write and return them."""
+    root = Path(root)
+    adjust = None
+    if config["reflect.meta_learning"]:
+        from ..learning.meta import adjuster
+
+        adjust = adjuster(root, config["reflect.meta_min_samples"])
+    return mine_with(root, transcript_path, session_id, config=config, facts=known_facts(root), adjust=adjust)
