@@ -81,7 +81,7 @@ def test_background_ann_build_and_unindexed_rows_stay_searchable(memory_root: Pa
     """Past the threshold an index run starts the detached builder; a row added after the
     index was trained is found by vector and hybrid search before optimize folds it in."""
     monkeypatch.setenv("MEMDOWN_INDEX_ANN_MIN_ROWS", "200")
-    write_days(memory_root, 10, 30)
+    write_days(memory_root, 12, 30)
     mem = Memory.open(memory_root, embedder=FakeEmbedder())
     report = mem.index()
     assert report.chunks_total >= 200
@@ -95,7 +95,7 @@ def test_background_ann_build_and_unindexed_rows_stay_searchable(memory_root: Pa
     assert indexed == report.chunks_total and unindexed == 0
     assert not ann_due(mem.table, 200)
 
-    day = memory_root / "memory" / "2026-02-10.md"
+    day = memory_root / "memory" / "2026-02-12.md"
     day.write_text(day.read_text() + "### 23:59\n<!-- session:s9 turn:late -->\n- quokka zeppelin marmalade\n\n")
     mem.index()
     indexed, unindexed = mem.table.vector_index_rows()

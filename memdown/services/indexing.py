@@ -296,7 +296,7 @@ class Indexer:
                 _same_row(item.old_rows[c.id], c) for c in item.chunks
             )
             if not unchanged:
-                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+                self.table.replace_source(item.source, _rows(item.chunks, self.table.meta.dim))  # type: ignore[union-attr]
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -355,26 +355,12 @@ def arrow_rows(chunks: list[Chunk], vectors: "np.ndarray", dim: int) -> "pa.Tabl
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 
 
-def _row(chunk: Chunk) -> dict[str, Any]:
-    """One row as a dict (the incremental path: a few rows per changed file)."""
-    return {
-        "id": chunk.id,
-        "source": chunk.source,
-        "kind": chunk.kind,
-        "heading": chunk.heading,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "section_start": chunk.section_start,
-        "section_end": chunk.section_end,
-        "date": chunk.date,
-        "session": chunk.session,
-        "turn": chunk.turn,
-        "transcript": chunk.transcript,
-        "text": chunk.text,
-        "fts_text": fts_text(chunk.heading, chunk.text, chunk.date),
-        "embed_hash": chunk.embed_hash,
-        "vector": [] if chunk.vector is None else [float(x) for x in chunk.vector],
-    }
+def _rows(chunks: list[Chunk], dim: int) -> "pa.Table":
+    """Rows for chunks that carry their own vectors (the incremental path: a few per changed file)."""
+    import numpy as np
+
+    vectors = [np.asarray(c.vector, dtype=np.float32) for c in chunks]
+    return arrow_rows(chunks, np.stack(vectors) if vectors else np.zeros((0, dim), np.float32), dim)
 
 
 def _inverse(order: list[int]) -> list[int]:
