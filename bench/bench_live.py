@@ -47,8 +47,8 @@ from bench_core import QUERIES, fresh_dir, ms, prefill_cache, print_table, short
 
 from memdown import paths  # noqa: E402
 from memdown.api import Memory  # noqa: E402
-from memdown.daemon import lifecycle  # noqa: E402
-from memdown.daemon.client import ask_daemon  # noqa: E402
+from memdown.live import lifecycle  # noqa: E402
+from memdown.live.client import ask_daemon  # noqa: E402
 from memdown.index.embedder import FastEmbedder  # noqa: E402
 from memdown.index.table import RESULT_COLUMNS  # noqa: E402
 

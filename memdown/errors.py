@@ -84,3 +84,13 @@ class NotApprovedError(MemdownError):
 
 class NotATranscriptError(InputFileError):
     """A path ``memdown transcript`` refuses: not a Claude Code transcript it may read."""
+
+
+class SnapshotError(InputFileError):
+    """An index snapshot that cannot be used (not a snapshot, corrupt, incomplete); the local index is untouched."""
+
+
+class SnapshotMismatchError(MemdownError):
+    """An index snapshot built with another embedding model or other index settings."""
+
+    exit_code = 10

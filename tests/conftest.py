@@ -49,6 +49,7 @@ def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # No test starts a live-index daemon by accident (SessionStart would);
     # daemon tests turn it back on explicitly.
     monkeypatch.setenv("MEMDOWN_WATCH_ENABLED", "0")
+    monkeypatch.setenv("MEMDOWN_WATCH_START_ON_QUERY", "0")  # nor does a cold CLI search (tests of it turn it on)
     monkeypatch.chdir(project)
     yield project
     shutil.rmtree(runtime, ignore_errors=True)

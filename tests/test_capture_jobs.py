@@ -21,7 +21,7 @@ from memdown import fsutil
 from memdown.config import load_config
 from memdown.errors import SpecialFileError
 from memdown.hooks import runner
-from memdown.services import jobs, worker
+from memdown.services import job_status, jobs, worker
 from memdown.transcript.reader import LineReader
 
 TOKEN = "ghp_" + "Zq9" * 12
@@ -113,14 +113,14 @@ def test_interrupted_tmp_job_is_recovered_and_a_torn_one_quarantined(tmp_path, m
     fresh.write_text("{")
     for p in (whole, torn):
         os.utime(p, (old, old))
-    assert jobs.queue_status(memory_root).pending == 3
+    assert job_status.queue_status(memory_root).pending == 3
     worker.drain(memory_root, load_config(memory_root), max_seconds=5)
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root)
     assert fresh.exists() and not whole.exists() and not torn.exists()
     quarantined = list(jobs.quarantine_dir(memory_root).glob("*.json"))
     assert len(quarantined) == 1 and _mode(quarantined[0]) == 0o600
     assert TOKEN not in quarantined[0].read_text()
-    assert any("quarantined" in line for line in jobs.verify_lines(memory_root))
+    assert any("quarantined" in line for line in job_status.verify_lines(memory_root))
 
 
 def test_legacy_failed_jobs_are_requeued_redacted_and_run(tmp_path, memory_root):
@@ -165,7 +165,7 @@ def test_stranger_holding_the_day_lock_leaves_the_job_pending_then_it_is_recorde
     assert _mode(job) == 0o600
     log = (memory_root / "logs" / "hooks.log").read_text()
     assert "failed (attempt 1/" in log and " done " not in log
-    assert jobs.queue_status(memory_root) == jobs.QueueStatus(pending=1, quarantined=0, failing=1)
+    assert job_status.queue_status(memory_root) == job_status.QueueStatus(pending=1, quarantined=0, failing=1)
     assert worker.drain(memory_root, load_config(memory_root), max_seconds=0) == 0  # not due yet: backoff
     monkeypatch.setattr(jobs, "BACKOFF_FIRST", 0.0)
     record["next_try"] = 0
@@ -190,7 +190,7 @@ def test_a_job_that_always_fails_is_quarantined_after_max_attempts(tmp_path, mem
     body = json.loads(quarantined.read_text())
     assert body["attempts"] == jobs.MAX_ATTEMPTS and "disk on fire" in body["reason"]
     assert TOKEN not in quarantined.read_text() and _mode(quarantined) == 0o600
-    assert jobs.queue_status(memory_root) == jobs.QueueStatus(pending=0, quarantined=1, failing=0)
+    assert job_status.queue_status(memory_root) == job_status.QueueStatus(pending=0, quarantined=1, failing=0)
 
 
 def test_a_job_whose_worker_died_every_time_ends_in_quarantine(tmp_path, memory_root):
@@ -234,8 +234,8 @@ def test_fifo_transcript_job_is_quarantined_by_a_real_detached_worker(tmp_path, 
     proc = subprocess.run([sys.executable, "-m", "memdown", "hook", "Stop"], input=payload, capture_output=True,
                           text=True, timeout=60, env=env)
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
-    done = jobs.QueueStatus(pending=0, quarantined=1, failing=0)
-    assert wait_for(lambda: jobs.queue_status(memory_root) == done, timeout=60)
+    done = job_status.QueueStatus(pending=0, quarantined=1, failing=0)
+    assert wait_for(lambda: job_status.queue_status(memory_root) == done, timeout=60)
     (quarantined,) = jobs.quarantine_dir(memory_root).glob("*.json")
     assert "FIFO" in json.loads(quarantined.read_text())["reason"]
     assert wait_for(lambda: not jobs.worker_running(memory_root), timeout=30)
@@ -273,7 +273,7 @@ def test_hook_stdin_with_invalid_utf8_and_surrogates_still_queues_the_turn(tmp_p
                           timeout=60, env={**os.environ, "MEMDOWN_HOOK_SYNC": "1"})
     assert proc.returncode == 0 and json.loads(proc.stdout) == {}
     assert f"turn:{b.turn_uuids[0]}" in _recorded(memory_root)
-    assert not jobs.pending_jobs(memory_root) and jobs.queue_status(memory_root).quarantined == 0
+    assert not jobs.pending_jobs(memory_root) and job_status.queue_status(memory_root).quarantined == 0
 
 
 # --- workers and locks ------------------------------------------------------------------------------

@@ -29,8 +29,10 @@ def test_an_old_config_file_still_works_with_one_notice(memory_root: Path, capsy
 
 
 def test_the_new_name_wins_over_the_old_one_in_the_same_file(memory_root: Path):
-    _write(memory_root / "config.toml", "[capture]\nenabled = false\n[mining]\nenabled = true\n")
-    assert load_config(memory_root)["mining.enabled"] is True
+    for text in ("[capture]\nenabled = false\n[mining]\nenabled = true\n",
+                 "[mining]\nenabled = true\n[capture]\nenabled = false\n"):
+        _write(memory_root / "config.toml", text)
+        assert load_config(memory_root)["mining.enabled"] is True, text
 
 
 def test_old_environment_names_still_work(memory_root: Path, monkeypatch):

@@ -18,8 +18,8 @@ from daemon_wire import raw_request
 
 from memdown import paths
 from memdown.api import Memory
-from memdown.daemon.client import ask_daemon
-from memdown.daemon.protocol import MAX_REQUEST_BYTES
+from memdown.live.client import ask_daemon
+from memdown.live.protocol import MAX_REQUEST_BYTES
 from memdown.daemon.server import Daemon
 from memdown.daemon.transport import DaemonError, prepare_socket_dir
 from memdown.services.verify import verify

@@ -14,8 +14,8 @@ import pytest
 
 from conftest import run_memdown, wait_for
 from memdown import paths
-from memdown.daemon import lifecycle
-from memdown.daemon.client import ask_daemon
+from memdown.live import lifecycle
+from memdown.live.client import ask_daemon
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memdown import paths
-from memdown.daemon import lifecycle
-from memdown.daemon.client import ask_daemon
+from memdown.live import lifecycle
+from memdown.live.client import ask_daemon
 from memdown.daemon.logs import close_logging, log_file, setup_logging
 from memdown.daemon.watcher import STORM_EVENTS, ChangeQueue, classify, diff_targets
 
@@ -94,7 +94,7 @@ def test_lock_is_exclusive_and_dies_with_its_process(memory_root: Path) -> None:
     assert not lifecycle.lock_held(memory_root)
     # Another process takes the lock, then is killed: the lock goes with it.
     code = (
-        "import sys,time; from pathlib import Path; from memdown.daemon.lifecycle import DaemonLock;"
+        "import sys,time; from pathlib import Path; from memdown.live.lifecycle import DaemonLock;"
         "l=DaemonLock(Path(sys.argv[1])); assert l.acquire(); print('held', flush=True); time.sleep(60)"
     )
     proc = subprocess.Popen([sys.executable, "-c", code, str(memory_root)], stdout=subprocess.PIPE, text=True)
@@ -143,7 +143,7 @@ def test_ensure_daemon_disabled_cases(memory_root: Path, monkeypatch: pytest.Mon
 
 def test_ensure_daemon_is_stdlib_only() -> None:
     code = (
-        "import sys; import memdown.daemon.lifecycle, memdown.daemon.client;"
+        "import sys; import memdown.live.lifecycle, memdown.live.client;"
         "bad=[m for m in ('lancedb','fastembed','numpy','pyarrow','click','watchdog','memdown.api') if m in sys.modules];"
         "print(','.join(bad))"
     )

@@ -13,7 +13,7 @@ import pytest
 
 from daemon_wire import raw_request as ask
 from memdown.daemon import transport
-from memdown.daemon.protocol import MAX_REQUEST_BYTES
+from memdown.live.protocol import MAX_REQUEST_BYTES
 from memdown.daemon.transport import LineServer
 
 
@@ -127,4 +127,4 @@ def test_stale_socket_replaced_and_only_our_socket_removed(serve, sock_path: Pat
 def test_transport_imports_nothing_of_the_daemon() -> None:
     tree = ast.parse(Path(transport.__file__).read_text())
     local = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
-    assert local <= {"protocol", "errors"}, local
+    assert local <= {"live.protocol", "errors"}, local

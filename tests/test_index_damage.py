@@ -16,7 +16,7 @@ from conftest import run_memdown, wait_for
 from index_damage import DAMAGE, SILENT, clean_lines, second_commit, write_corpus
 from memdown import paths
 from memdown.api import Memory
-from memdown.daemon.client import ask_daemon
+from memdown.live.client import ask_daemon
 from memdown.daemon.server import Daemon
 from memdown.services.verify import repair, verify
 

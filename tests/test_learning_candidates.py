@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from memdown.config import load_config
 from memdown.learning import review
 from memdown.signals import store
 from memdown.signals.store import Signal
@@ -19,7 +20,7 @@ def add(root: Path, kind: str, text: str, session: str, **extra) -> Signal:
 
 
 def texts(root: Path) -> list[str]:
-    return [c.text for c in review.analyze(root, persist=False, now=NOW).candidates]
+    return [c.text for c in review.analyze(root, persist=False, now=NOW, config=load_config(root)).candidates]
 
 
 def test_one_session_of_mechanics_is_not_proposed(memory_root):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from faults import count_calls, files_holding, kill_points, run_killed, run_size_limited
+from memdown.config import load_config
 from memdown.learning import learnings, promote, review
 from memdown.signals import store
 from memdown.signals.store import Signal
@@ -94,8 +95,8 @@ def _untokened(text: str) -> str:
     return re.sub(r" #[0-9a-f]{8} -->", " -->", text)
 
 
-SETUP = "from pathlib import Path\nfrom memdown.learning import review\n"
-PROMOTE = "review.promote(Path(ARGS['root']), ARGS['sig'], 'project')\n"
+SETUP = "from pathlib import Path\nfrom memdown.config import load_config\nfrom memdown.learning import review\n"
+PROMOTE = "review.promote(Path(ARGS['root']), ARGS['sig'], 'project', config=load_config(Path(ARGS['root'])))\n"
 
 
 def _promotion_case(memory_root: Path, tmp_path: Path, rule: str, old: str):
@@ -136,7 +137,7 @@ def test_kill_at_every_step_of_a_promotion_leaves_old_or_new_with_a_backup(memor
         if content == new:
             assert files_holding(memory_root, old.encode()), ("no backup of the old CLAUDE.md", func, nth, when)
         outcomes.append(content == new)
-        review.analyze(memory_root)  # the next run finishes a promotion that was recorded but not written
+        review.analyze(memory_root, config=load_config(memory_root))  # the next run finishes a promotion that was recorded but not written
         after = _untokened(claude.read_text())
         assert after in (old, new)
         recorded = [item for item in learnings.load(memory_root) if item.status in ("pending", "promoted")]

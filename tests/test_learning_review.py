@@ -33,7 +33,7 @@ def test_near_duplicates_group_and_recurrence_raises_confidence(memory_root):
     add(memory_root, "don't use npm", session="s2", conf=1, days_ago=2)
     add(memory_root, "nope, pnpm. not npm", session="s3", conf=1, days_ago=1)
     other = add(memory_root, "always run make lint before committing", "convention", session="s1", days_ago=2)
-    found = review.analyze(memory_root, now=NOW)
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
     assert [c.id for c in found.candidates] == [a.id, other.id]  # oldest first
     pnpm = found.candidates[0]
     assert len(pnpm.signal_ids) == 3 and pnpm.sessions == 3 and pnpm.confidence == 3
@@ -45,7 +45,7 @@ def test_promote_writes_claude_md_with_backup_and_records_everything(memory_root
     claude = project_claude(memory_root)
     claude.write_text("# My project\n\nBuild with make.\n")
     sig = add(memory_root, "no, use pnpm not npm")
-    result = review.promote(memory_root, sig.id, "project", now=NOW)
+    result = review.promote(memory_root, sig.id, "project", now=NOW, config=load_config(memory_root))
     text = claude.read_text()
     assert text.startswith("# My project\n\nBuild with make.\n\n## Learned rules (memdown)")
     token = learnings.get(memory_root, result["learning"]).extra["token"]
@@ -59,7 +59,7 @@ def test_promote_writes_claude_md_with_backup_and_records_everything(memory_root
     assert review.recent_learnings(memory_root) == ["Use pnpm not npm. (commands)"]
     # the same advice again later is corroboration, not a new candidate
     again = add(memory_root, "don't use npm here", session="s9")
-    found = review.analyze(memory_root, now=NOW)
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
     assert found.candidates == [] and found.auto[0]["id"] == again.id
     assert learnings.get(memory_root, result["learning"]).occurrences == 2
     assert text.count("memdown:LRN-") == 1
@@ -69,9 +69,9 @@ def test_duplicates_of_claude_md_and_dismissed_are_settled(memory_root):
     project_claude(memory_root).write_text("# P\n\n- Always run make lint before committing.\n")
     dup = add(memory_root, "always run make lint before committing", "convention")
     first = add(memory_root, "stop adding emojis to commit messages", session="s1")
-    review.dismiss(memory_root, [first.id], reason="style, not a rule", now=NOW)
+    review.dismiss(memory_root, [first.id], reason="style, not a rule", now=NOW, config=load_config(memory_root))
     later = add(memory_root, "stop adding emojis to the commit messages", session="s2")
-    found = review.analyze(memory_root, now=NOW)
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
     assert found.candidates == []
     assert store.get(memory_root, dup.id).extra["reason"] == "auto: already in project CLAUDE.md"
     assert store.get(memory_root, dup.id).status == "dismissed"
@@ -81,13 +81,13 @@ def test_duplicates_of_claude_md_and_dismissed_are_settled(memory_root):
 
 def test_contradictions_are_flagged_never_promoted_silently(memory_root):
     old = add(memory_root, "use npm for everything", session="s1")
-    lrn = review.promote(memory_root, old.id, "project", now=NOW)["learning"]
+    lrn = review.promote(memory_root, old.id, "project", now=NOW, config=load_config(memory_root))["learning"]
     new = add(memory_root, "don't use npm, it breaks the lockfile", session="s2")
-    cand = next(c for c in review.analyze(memory_root, now=NOW).candidates if c.id == new.id)
+    cand = next(c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates if c.id == new.id)
     assert cand.conflicts and cand.conflicts[0]["id"] == lrn
     with pytest.raises(UsageError, match="conflicts with"):
-        review.promote(memory_root, new.id, "project", now=NOW)
-    result = review.promote(memory_root, new.id, "project", replace=True, now=NOW)
+        review.promote(memory_root, new.id, "project", now=NOW, config=load_config(memory_root))
+    result = review.promote(memory_root, new.id, "project", replace=True, now=NOW, config=load_config(memory_root))
     text = project_claude(memory_root).read_text()
     assert f"memdown:{lrn}" not in text and f"memdown:{result['learning']}" in text
     reverted = learnings.get(memory_root, lrn)
@@ -97,27 +97,27 @@ def test_contradictions_are_flagged_never_promoted_silently(memory_root):
 def test_undo_is_a_negative_trace(memory_root):
     claude = project_claude(memory_root)
     sig = add(memory_root, "always use tabs", "convention")
-    lrn = review.promote(memory_root, sig.id, "project", now=NOW)["learning"]
+    lrn = review.promote(memory_root, sig.id, "project", now=NOW, config=load_config(memory_root))["learning"]
     promoted_text = claude.read_text()
     result = review.undo(memory_root, lrn, reason="that rule was wrong", now=NOW)
     assert "memdown:" not in claude.read_text().split("-->", 1)[1]
     assert any(Path(b).read_text() == promoted_text for b in result["backups"])
     assert learnings.get(memory_root, lrn).status == "reverted"
     add(memory_root, "please always use tabs", "convention", session="s7")
-    found = review.analyze(memory_root, now=NOW)
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
     assert found.candidates == [] and found.auto[0]["reason"] == f"auto: matches reverted {lrn}"
     assert meta.load(memory_root)["type:convention"]["reverted"] == 1
     with pytest.raises(UsageError):
-        review.promote(memory_root, lrn, "global", now=NOW)
+        review.promote(memory_root, lrn, "global", now=NOW, config=load_config(memory_root))
 
 
 def test_revert_signal_proposes_removing_the_learning(memory_root):
     sig = add(memory_root, "always use tabs for indentation", "convention")
-    lrn = review.promote(memory_root, sig.id, "project", now=NOW)["learning"]
+    lrn = review.promote(memory_root, sig.id, "project", now=NOW, config=load_config(memory_root))["learning"]
     rev = add(memory_root, "that rule about tabs was wrong", "revert", session="s2", conf=3)
-    cand = next(c for c in review.analyze(memory_root, now=NOW).candidates if c.id == rev.id)
+    cand = next(c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates if c.id == rev.id)
     assert cand.action == "revert" and cand.learning_id == lrn
-    review.promote(memory_root, rev.id, now=NOW)
+    review.promote(memory_root, rev.id, now=NOW, config=load_config(memory_root))
     assert learnings.get(memory_root, lrn).status == "reverted"
     assert f"memdown:{lrn}" not in project_claude(memory_root).read_text()
 
@@ -128,12 +128,12 @@ def test_other_targets_improvements_reflexion_global(memory_root):
     fail = add(memory_root, "ModuleNotFoundError: No module named 'memdown'", "failure", tool="Bash",
                input="Bash `pytest -q`", fix="Bash `python -m pytest -q`")
     pref = add(memory_root, "don't ask me for confirmation, just do it", "convention")
-    by_id = {c.id: c for c in review.analyze(memory_root, now=NOW).candidates}
+    by_id = {c.id: c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates}
     assert by_id[thrash.id].target == "improvements" and by_id[fail.id].target == "reflexion"
     assert by_id[pref.id].target == "global" and by_id[pref.id].category == "Preferences"
-    imp = review.promote(memory_root, thrash.id, now=NOW)["improvement"]
-    rfx = review.promote(memory_root, fail.id, now=NOW)["reflexion"]
-    review.promote(memory_root, pref.id, now=NOW)
+    imp = review.promote(memory_root, thrash.id, now=NOW, config=load_config(memory_root))["improvement"]
+    rfx = review.promote(memory_root, fail.id, now=NOW, config=load_config(memory_root))["reflexion"]
+    review.promote(memory_root, pref.id, now=NOW, config=load_config(memory_root))
     assert [i.id for i in improvements.load(memory_root)] == [imp]
     assert improvements.load(memory_root)[0].status == "pending"
     improvements.set_status(memory_root, imp, "applied")
@@ -152,7 +152,7 @@ def test_interrupted_promotion_is_finished_on_the_next_run(memory_root):
                                                                                   "token": "feed0001"}),
                          day="2026-11-22")
     assert review.pending_counts(memory_root)["learnings_pending"] == 1
-    found = review.analyze(memory_root, now=NOW)
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
     assert found.recovered == [item.id] and found.unapproved == []
     assert f"memdown:{item.id} #feed0001" in project_claude(memory_root).read_text()
     assert learnings.get(memory_root, item.id).status == "promoted"
@@ -162,7 +162,7 @@ def test_interrupted_promotion_is_finished_on_the_next_run(memory_root):
 def test_meta_learning_adjusts_after_enough_samples(memory_root):
     for n in range(5):
         sig = add(memory_root, f"wait, rename variable{n} to something else {n}", session=f"s{n}", conf=2)
-        review.dismiss(memory_root, [sig.id], now=NOW)
+        review.dismiss(memory_root, [sig.id], now=NOW, config=load_config(memory_root))
     adjust = meta.adjuster(memory_root, 5)
     assert adjust("en.correction.x", "correction") == -1
     assert adjust("en.other.y", "convention") == 0
@@ -175,15 +175,15 @@ def test_cross_repo_ledger_proposes_global(memory_root, tmp_path):
     other.mkdir(parents=True)
     for root, session in ((other, "o1"), (memory_root, "m1")):
         sig = add(root, "use pnpm not npm", session=session)
-        review.promote(root, sig.id, "project", now=NOW)
+        review.promote(root, sig.id, "project", now=NOW, config=load_config(root))
     fp = learnings.load(memory_root)[0].fingerprint
     assert len(ledger.load()["fingerprints"][fp]["repos"]) == 2
-    cand = [c for c in review.analyze(memory_root, now=NOW).candidates if c.action == "globalize"]
+    cand = [c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates if c.action == "globalize"]
     assert len(cand) == 1 and cand[0].target == "global"
-    review.promote(memory_root, cand[0].id, "global", now=NOW)
+    review.promote(memory_root, cand[0].id, "global", now=NOW, config=load_config(memory_root))
     assert "Use pnpm not npm." in (paths.claude_home() / "CLAUDE.md").read_text()
     assert ledger.load()["fingerprints"][fp]["global"] == "promoted"
-    assert not [c for c in review.analyze(memory_root, now=NOW).candidates if c.action == "globalize"]
+    assert not [c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates if c.action == "globalize"]
 
 
 def test_pending_counts_come_from_the_cache_until_a_file_changes(memory_root, monkeypatch):

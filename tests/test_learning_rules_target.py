@@ -6,6 +6,7 @@ from pathlib import Path
 
 import frontmatter
 
+from memdown.config import load_config
 from memdown.learning import learnings, promote, review
 from memdown.learning.rules_target import file_globs
 from memdown.signals import store
@@ -38,14 +39,14 @@ def test_promote_to_rules_with_paths_backup_and_undo(memory_root):
     scoped = add(memory_root, "always retry stripe events in services/billing/webhooks.py through the outbox",
                  "convention")
     general = add(memory_root, "no, use pnpm not npm", session="s2")
-    first = review.promote(memory_root, scoped.id, "rules", now=NOW)
+    first = review.promote(memory_root, scoped.id, "rules", now=NOW, config=load_config(memory_root))
     rules = project / ".claude" / "rules" / "services-billing.md"
     assert Path(first["path"]) == rules and first["backup"] is None  # a new file: nothing to back up
     post = frontmatter.loads(rules.read_text())
     assert post["paths"] == ["services/billing/webhooks.py"]
     assert f"<!-- memdown:{first['learning']} #" in post.content and "outbox" in post.content
 
-    second = review.promote(memory_root, general.id, "rules", now=NOW)
+    second = review.promote(memory_root, general.id, "rules", now=NOW, config=load_config(memory_root))
     other = project / ".claude" / "rules" / "commands.md"  # named after the learning's category
     assert Path(second["path"]) == other and "paths" not in frontmatter.loads(other.read_text()).metadata
     assert "Use pnpm not npm." in other.read_text()

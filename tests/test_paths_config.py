@@ -119,6 +119,7 @@ def write(path: Path, text: str) -> None:
 
 def test_defaults(memory_root: Path, monkeypatch):
     monkeypatch.delenv("MEMDOWN_WATCH_ENABLED")  # set by the autouse fixture
+    monkeypatch.delenv("MEMDOWN_WATCH_START_ON_QUERY")  # likewise
     cfg = load_config(memory_root)
     assert cfg["search.k"] == DEFAULTS["search"]["k"]
     assert cfg["index.max_file_mb"] == 20

@@ -86,7 +86,7 @@ def answer_from_daemon(root: Path, op: str, params: dict[str, Any], notify: Writ
 
     An error reply becomes the MemdownError it stands for, with its exit code.
     """
-    from ..daemon.client import ask_daemon
+    from ..live.client import ask_daemon
 
     reply = ask_daemon(root, op, params)
     if reply is None:

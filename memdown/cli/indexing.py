@@ -40,13 +40,26 @@ class _Progress:
 @click.command()
 @click.argument("targets", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--rebuild", is_flag=True, help="Drop the index and rebuild it from the markdown.")
+@click.option("--export", "export_to", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="After indexing, write a verified snapshot of the index to PATH (for a team to --import).")
+@click.option("--import", "import_from", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Replace the index with the verified snapshot at PATH, then embed only files that differ.")
 @dir_option
 @json_option
-def index(targets: tuple[Path, ...], rebuild: bool, memory_dir: Path | None, as_json: bool) -> None:
+def index(targets: tuple[Path, ...], rebuild: bool, export_to: Path | None, import_from: Path | None,
+          memory_dir: Path | None, as_json: bool) -> None:
     """Index changed markdown files (all of them, or only TARGETS)."""
-    from ..errors import InputFileError
+    from ..errors import InputFileError, UsageError
 
+    if import_from is not None and (rebuild or targets or export_to is not None):
+        raise UsageError("--import takes no TARGETS and no --rebuild/--export")
     mem = open_memory(memory_dir)
+    if import_from is not None:
+        from ..live.lifecycle import stop
+
+        stop(mem.root)  # the daemon holds the old table open; the next search starts a fresh one
+        info = mem.import_snapshot(import_from)
+        click.echo(f"imported {info.rows} chunks of {info.files} file(s) ({info.model_id}) from {import_from}", err=True)
     progress = _Progress()
     try:
         report = mem.index(list(targets) if targets else None, rebuild=rebuild, progress=progress)
@@ -70,6 +83,10 @@ def index(targets: tuple[Path, ...], rebuild: bool, memory_dir: Path | None, as_
     named = {Path(t).resolve() for t in targets}
     if any((mem.root / s["source"]).resolve() in named for s in report.skipped):
         raise InputFileError("a file you named could not be indexed (see above)")
+    if export_to is not None:
+        info = mem.export_snapshot(export_to)
+        click.echo(f"exported {info.rows} chunks of {info.files} file(s) ({info.model_id}) to {export_to}, "
+                   f"{info.bytes / 1e6:.1f} MB", err=True)
 
 
 @click.command()

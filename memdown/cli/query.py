@@ -60,6 +60,10 @@ def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
         return run_query(mem, op, params)
     finally:
         echo_notices(mem)
+        if mem.root.is_dir():
+            from ..live.lifecycle import start_for_next_query
+
+            start_for_next_query(mem.root)  # the next search in a fresh process is answered warm
 
 
 def run_query_command(command: str, values: dict[str, Any]) -> None:

@@ -52,7 +52,7 @@ def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None,
     from ..signals import store
 
     root = _root(memory_dir)
-    review = analyze(root, persist=not dry_run)
+    review = analyze(root, config=load_settings(root), persist=not dry_run)
     data = review.to_dict()
     if limit:
         data["candidates"] = data["candidates"][:limit]
@@ -90,7 +90,8 @@ def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
     """Show a candidate (by any of its signal ids), signal, learning, improvement or reflexion entry."""
     from ..learning.review import show
 
-    data = show(_root(memory_dir), item_id)
+    root = _root(memory_dir)
+    data = show(root, item_id, config=load_settings(root))
     if as_json:
         print_json(data)
         return
@@ -122,7 +123,8 @@ def promote_cmd(item_id: str, target: str | None, text: str | None, category: st
     """Approve a candidate: write it to the target (backed up, atomic) and record the learning."""
     from ..learning.review import promote
 
-    result = promote(_root(memory_dir), item_id, target, text=text, category=category, force=force,
+    root = _root(memory_dir)
+    result = promote(root, item_id, target, config=load_settings(root), text=text, category=category, force=force,
                      replace=replace)
     if as_json:
         print_json(result)
@@ -144,7 +146,8 @@ def dismiss_cmd(item_ids: tuple[str, ...], reason: str, memory_dir: Path | None,
     """Dismiss candidates; similar signals are not proposed again."""
     from ..learning.review import dismiss
 
-    result = dismiss(_root(memory_dir), list(item_ids), reason=reason)
+    root = _root(memory_dir)
+    result = dismiss(root, list(item_ids), config=load_settings(root), reason=reason)
     if as_json:
         print_json(result)
         return

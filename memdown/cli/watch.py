@@ -106,7 +106,7 @@ def status_cmd(ctx: click.Context, memory_dir: Path | None, as_json: bool) -> No
 
 def _start(root: Path, debounce_ms: int | None, foreground: bool, idle_seconds: float | None,
            as_json: bool) -> None:
-    from ..daemon import lifecycle
+    from ..live import lifecycle
     from ..errors import MemdownError
 
     paths.require_root(root)
@@ -129,7 +129,7 @@ def _start(root: Path, debounce_ms: int | None, foreground: bool, idle_seconds: 
 
 
 def _stop(root: Path, as_json: bool) -> None:
-    from ..daemon import lifecycle
+    from ..live import lifecycle
 
     pid = lifecycle.stop(root)
     say(as_json, {"root": str(root), "stopped": pid is not None, "pid": pid},
@@ -137,7 +137,7 @@ def _stop(root: Path, as_json: bool) -> None:
 
 
 def _show_status(root: Path, as_json: bool) -> None:
-    from ..daemon import lifecycle
+    from ..live import lifecycle
 
     info = lifecycle.status(root)
     if as_json:

@@ -17,7 +17,7 @@ def serve(root: Path, *, debounce_ms: int | None = None, idle_seconds: float | N
 
     Exit code 0 and a message when another daemon already runs for the root.
     """
-    from . import lifecycle
+    from ..live import lifecycle
     from .logs import close_logging, setup_logging
 
     root = Path(root).resolve()

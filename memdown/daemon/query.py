@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import MemdownError, UsageError
-from .protocol import PROTOCOL_VERSION, QUERY_OPS, error_reply
+from ..live.protocol import PROTOCOL_VERSION, QUERY_OPS, error_reply
 from .state import SharedIndex
 
 

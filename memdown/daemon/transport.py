@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, cast
 
 from ..errors import MemdownError
-from .protocol import MAX_REQUEST_BYTES, error_reply
+from ..live.protocol import MAX_REQUEST_BYTES, error_reply
 
 REQUEST_READ_TIMEOUT = 5.0  # a client must send its request line within this
 POLL_INTERVAL = 0.05  # how often the serving thread looks for a shutdown request

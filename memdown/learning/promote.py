@@ -29,6 +29,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import NotApprovedError, UsageError
 from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
+from ..signals import store
 from ..signals.text import one_line
 from . import approvals, learnings
 
@@ -269,3 +270,16 @@ def rules_in(root: Path) -> list[tuple[str, str]]:
                     if line.strip():
                         out.append((target, line.strip()))
     return out
+
+
+def finish_rule(root: Path, item, target: str, day: str) -> dict:
+    """Write the rule to its target (idempotent; refused without a local approval), then mark it promoted."""
+    result: dict = {"learning": item.id, "target": target}
+    if target in CLAUDE_TARGETS:
+        result.update(add_rule(root, target, item.id, item.text, token=token_of(item)))
+    where = f"{describe(root, target)} ({day})"
+    promoted_to = item.promoted_to + ([where] if target not in item.targets else [])
+    learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
+    if item.sources:
+        store.update(root, {s: {"status": "promoted", "learning": item.id} for s in item.sources})
+    return result

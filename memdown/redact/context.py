@@ -18,49 +18,8 @@ from __future__ import annotations
 import re
 
 from .patterns import Handler, Rule, Span
-
-MARKER_PREFIX = "[REDACTED:"
-
-_NULLISH = frozenset(
-    "none null nil undefined true false yes no on off empty required optional "
-    "str string bytes int integer bool boolean any secretstr include omit same-origin "
-    "await new yield lambda function async typeof not this self".split()
-)
-_REFERENCE = re.compile(
-    r"""^(?:
-        \$[A-Za-z_][A-Za-z0-9_]*$          # $VAR
-      | \$\{[^}]*\}$                        # ${VAR}
-      | \$\(                                # $(command)
-      | %\(?[A-Za-z_]*\)?s?%?$              # %s, %(name)s, %VAR%
-      | \{\{.*\}\}$                         # {{ template }}
-      | \{[A-Za-z_][A-Za-z0-9_.]*\}$        # {name} (f-string, format)
-      | <[^>]*>$                            # <your-token>
-      | \[[A-Z_]+\]$                        # [UNK], [MASK]
-      | [*xX.\u2022_-]+$                    # ****, xxxx, ..., ----
-      | (?:process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\.|secrets\.|vars\.)
-    )""",
-    re.X,
-)
-_DOTTED_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SECRET_WORD_IN_IDENT = re.compile(r"pass|pwd|secret|token|key|cred|auth", re.I)
-_PATH_LIKE = re.compile(r"^(?:~?/|\.\.?/)[^:]*$")
-
-
-def _placeholder(value: str) -> bool:
-    v = value.strip()
-    if not v or v.startswith(MARKER_PREFIX):
-        return True
-    if v.lower() in _NULLISH:
-        return True
-    if "${" in v or "{{" in v:
-        return True
-    return _REFERENCE.match(v) is not None
-
-
-def _secret_looking(value: str) -> bool:
-    """Loose test for values found in prose-like context (``the password: x``)."""
-    return len(value) >= 6 and any(not c.isalpha() for c in value)
+from .values import (IDENT, MARKER_PREFIX, PATH_LIKE, code_like, credential_like,  # noqa: F401  (MARKER_PREFIX re-exported)
+                     is_placeholder, secret_looking)
 
 
 def _line_prefix(text: str, pos: int) -> str:
@@ -173,9 +132,9 @@ _AUTH_SCHEMES = frozenset(
 
 def _auth_header(m: re.Match[str], text: str) -> Span | None:
     v = m.group("v")
-    if v.lower() in _AUTH_SCHEMES or _placeholder(v) or _code_like(v, text[m.end():m.end() + 1]):
+    if v.lower() in _AUTH_SCHEMES or is_placeholder(v) or code_like(v, text[m.end():m.end() + 1]):
         return None
-    if not m.group("scheme") and not _secret_looking(v):
+    if not m.group("scheme") and not secret_looking(v):
         return None  # "authorization: the user must ..." in prose
     return ("auth_header", m.start("v"), m.end("v"))
 
@@ -183,7 +142,7 @@ def _auth_header(m: re.Match[str], text: str) -> Span | None:
 def _real_value(m: re.Match[str]) -> tuple[str, str] | None:
     """The matched value and its group name, None when absent or a placeholder."""
     found = _value_group(m)
-    return None if found is None or _placeholder(found[1]) else found
+    return None if found is None or is_placeholder(found[1]) else found
 
 
 def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
@@ -191,21 +150,6 @@ def _value_group(m: re.Match[str]) -> tuple[str, str] | None:
         if name in m.re.groupindex and m.group(name) is not None:
             return name, m.group(name)
     return None
-
-
-_CALL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
-
-
-def _code_like(value: str, after: str) -> bool:
-    """A bare value that reads as code (a call, attribute, variable), not data."""
-    if after in ("(", "[", "{") or _CALL.match(value):
-        return True  # get_secret(), os.environ["X"], ${X}
-    if _DOTTED_IDENT.match(value):
-        return True  # args.password, settings.SECRET_KEY
-    if _IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
-        # token = auth_token, this.sessionToken = sessionToken: a variable.
-        return "_" in value or not any(c.isdigit() for c in value)
-    return False
 
 
 def _env_line(m: re.Match[str], text: str) -> Span | None:
@@ -218,9 +162,9 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
         return None
     name, value = found
     if name == "bare":
-        if value.isdigit() and len(value) <= 5 or _PATH_LIKE.match(value):
+        if value.isdigit() and len(value) <= 5 or PATH_LIKE.match(value):
             return None
-        if _code_like(value, text[m.end():m.end() + 1]):
+        if code_like(value, text[m.end():m.end() + 1]):
             return None
         if value[0] in "([{" and (value[0] == "(" or len(value) == 1):
             return None  # KEYS=("a" "b") / PRIMARY_KEY={: a literal in code
@@ -257,17 +201,17 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         if m.group("kq") and value.isdigit():
             return None  # "password": 1234 in JSON is a count or an id, not a secret
         after = text[m.end():m.end() + 1]
-        if _code_like(value, after) or _PATH_LIKE.match(value):
+        if code_like(value, after) or PATH_LIKE.match(value):
             return None
         if value.lower() == key.rsplit(".", 1)[-1].lower():
             return None  # password=password (a keyword argument)
-        if _IDENT.match(value):
+        if IDENT.match(value):
             if after in (",", ")"):
                 return None  # f(password=pw, ...)
         if sep in ("=", ":=") and bool(m.group("pre")) != bool(m.group("post")):
             return None  # "password= then": prose, not an assignment
         if sep == ":" and not m.group("kq") and not _structured_context(text, m.start()):
-            if not _secret_looking(value):
+            if not secret_looking(value):
                 return None  # "the token: it expires" in prose
     return (_assign_kind(key), m.start(name), m.end(name))
 
@@ -277,13 +221,13 @@ def _cli_flag(m: re.Match[str], text: str) -> Span | None:
     if found is None:
         return None
     name, value = found
-    if _placeholder(value) or (name == "bare" and not _secret_looking(value)):
+    if is_placeholder(value) or (name == "bare" and not secret_looking(value)):
         return None
     return ("password" if "pass" in m.group().lower() else "token", m.start(name), m.end(name))
 
 
 def _curl_user(m: re.Match[str], text: str) -> Span | None:
-    if m.group("user").isdigit() or _placeholder(m.group("v")):
+    if m.group("user").isdigit() or is_placeholder(m.group("v")):
         return None  # docker -u 1000:1000
     return ("password", m.start("v"), m.end("v"))
 
@@ -294,7 +238,7 @@ def _curl_user(m: re.Match[str], text: str) -> Span | None:
 
 def _group_value(kind: str, name: str = "v") -> Handler:
     def handler(m: re.Match[str], text: str) -> Span | None:
-        if _placeholder(m.group(name)):
+        if is_placeholder(m.group(name)):
             return None
         return (kind, m.start(name), m.end(name))
 
@@ -319,7 +263,7 @@ def _cli_p(m: re.Match[str], text: str) -> Span | None:
     cmd = m.group("cmd")
     if cmd.startswith(("mysql", "mariadb")) and m.group("glued") is None:
         return None  # mysql -p db_name: -p prompts, the next word is a database
-    if _placeholder(value) or (name == "bare" and value.startswith("-")):
+    if is_placeholder(value) or (name == "bare" and value.startswith("-")):
         return None
     return ("password", m.start(name), m.end(name))
 
@@ -337,29 +281,6 @@ _PROSE = re.compile(
 )
 _STRONG_KEYS = re.compile(r"pass|pw|secret|private|signing|master|credential|auth", re.I)
 _TRAILING = ".,;:)]}>"
-_FILE_LIKE = re.compile(r"^[\w\-./]+\.[A-Za-z]{1,5}$|^v?\d+(?:\.\d+)+$")
-_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
-
-
-def credential_like(value: str, strong: bool = False) -> bool:
-    """Could ``value`` be a password or key (not a word, path, file, email, call)?"""
-    v = value
-    if len(v) < 8 or _placeholder(v) or "://" in v or _PATH_LIKE.match(v):
-        return False
-    if _FILE_LIKE.match(v) or _EMAIL.match(v) or _DOTTED_IDENT.match(v) or _CALL.match(v):
-        return False
-    has_digit = any(c.isdigit() for c in v)
-    has_upper = any(c.isupper() for c in v)
-    has_lower = any(c.islower() for c in v)
-    has_symbol = any(c in "!#$%&*+=?@^~" for c in v)
-    if not (has_upper or has_lower):
-        return False
-    if strong:
-        return has_digit or has_symbol
-    return (has_digit and has_upper and has_lower and len(v) >= 12) or (
-        has_symbol and has_digit) or (has_digit and len(v) >= 20)
-
-
 def _prose(m: re.Match[str], text: str) -> Span | None:
     value = m.group("v").rstrip(_TRAILING)
     key = m.group("key")

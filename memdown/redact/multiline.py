@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .context import _code_like, _placeholder
+from .values import code_like, is_placeholder
 from .patterns import Rule, Span
 
 # Anchored on the separator at the end of a line (a fast literal class), the
@@ -35,7 +35,7 @@ def _next_line(m: re.Match[str], text: str) -> Span | None:
     if key_match is None:
         return None
     value = m.group("v")
-    if _placeholder(value) or _code_like(value, text[m.end("v"):m.end("v") + 1]):
+    if is_placeholder(value) or code_like(value, text[m.end("v"):m.end("v") + 1]):
         return None
     if value.endswith(":") or value.startswith(("-", "#")):
         return None  # a nested mapping or a list, not a scalar value

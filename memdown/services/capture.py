@@ -54,6 +54,18 @@ def _load_state(path: Path) -> dict:
         return {}
 
 
+def _summarize(unit, config: Config, *, use_model: bool, cwd: str, last_message: str | None):
+    """(bullets, method) for one unit; only the last ``MAX_MODEL_SUMMARIES`` units may ask the model."""
+    return summarize_unit(
+        unit,
+        use_claude=config["summarizer.use_claude"] and use_model,
+        model=config["summarizer.model"],
+        timeout=config["summarizer.timeout_seconds"],
+        cwd=cwd,
+        last_message=last_message,
+    )
+
+
 def record_session(
     root: Path,
     transcript_path: Path,
@@ -92,16 +104,9 @@ def record_session(
         portable = portable_path(Path(transcript_path))
         for n, unit in enumerate(plan.units):
             turn = unit.turn
-            is_last = turn is transcript.turns[-1]
-            message = last_message if is_last and include_last_turn else None
-            bullets, method = summarize_unit(
-                unit,
-                use_claude=config["summarizer.use_claude"] and len(plan.units) - n <= MAX_MODEL_SUMMARIES,
-                model=config["summarizer.model"],
-                timeout=config["summarizer.timeout_seconds"],
-                cwd=transcript.cwd,
-                last_message=message,
-            )
+            message = last_message if turn is transcript.turns[-1] and include_last_turn else None
+            bullets, method = _summarize(unit, config, use_model=len(plan.units) - n <= MAX_MODEL_SUMMARIES,
+                                         cwd=transcript.cwd, last_message=message)
             kind = RECALL if method == "recall" else SUMMARY
             entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
             if append_entry(root, entry) is None:

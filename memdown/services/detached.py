@@ -71,7 +71,8 @@ def queue_job(root: Path, job: str, payload: dict[str, Any], budget: Callable[[]
 
 def retry_pending_jobs(root: Path) -> str:
     """Start a worker for pending jobs unless one runs; the queue's status clause ('' when empty)."""
-    from .jobs import queue_status, worker_running
+    from .job_status import queue_status
+    from .jobs import worker_running
 
     queue = queue_status(root)
     if queue.pending and not worker_running(root):

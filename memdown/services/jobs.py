@@ -12,7 +12,7 @@ with a lock on the job file, runs the steps not yet done, then removes it, or
 puts it back with exponential backoff. A job that fails with a permanent
 error, or ``MAX_ATTEMPTS`` times, moves to ``state/jobs/quarantine/``
 (redacted, 0600) and is reported by ``memdown verify`` and the SessionStart
-status line. Jobs parked in ``failed/`` by older versions are re-queued.
+status line (``job_status``). Jobs parked in ``failed/`` by older versions are re-queued.
 
 Standard library only (the Stop hook imports this on its fast path).
 """
@@ -42,44 +42,6 @@ ID_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "reason"
 # Free text from the conversation: redacted before it touches the disk.
 TEXT_FIELDS = ("last_assistant_message", "custom_instructions")
 KNOWN_JOBS = ("stop", "precompact", "sessionend")
-
-
-class QueueStatus(tuple):
-    """(pending, quarantined, failing): failing counts pending jobs that failed at least once."""
-
-    __slots__ = ()
-
-    def __new__(cls, pending: int, quarantined: int, failing: int) -> "QueueStatus":
-        return super().__new__(cls, (pending, quarantined, failing))
-
-    @property
-    def pending(self) -> int:
-        return self[0]
-
-    @property
-    def quarantined(self) -> int:
-        return self[1]
-
-    @property
-    def failing(self) -> int:
-        return self[2]
-
-    def lines(self, root: Path | None = None) -> list[str]:
-        """One line per kind of waiting job (none when the queue is empty); ``root`` adds the folders."""
-        pending_in = f" in {jobs_dir(root)}" if root is not None else ""
-        quarantine_in = quarantine_dir(root) if root is not None else "state/jobs/quarantine"
-        out = []
-        if self.pending:
-            out.append(f"{self.pending} turn job(s) pending capture{pending_in}"
-                       + (f" ({self.failing} failed at least once and will be retried)" if self.failing else ""))
-        if self.quarantined:
-            out.append(f"{self.quarantined} turn job(s) quarantined in {quarantine_in} (could not be recorded; "
-                       "see `memdown verify`)")
-        return out
-
-    def summary(self) -> str:
-        """A short clause for status lines ('' when nothing is waiting)."""
-        return ", ".join(self.lines())
 
 
 def jobs_dir(root: Path) -> Path:
@@ -381,35 +343,6 @@ def worker_running(root: Path) -> bool:
             return True
         os.close(fd)
     return False
-
-
-def queue_status(root: Path) -> QueueStatus:
-    """Pending and quarantined jobs (what ``verify`` and the SessionStart status line report)."""
-    pending = pending_jobs(root)
-    failing = 0
-    for path in pending:
-        try:
-            if read_record(path.read_bytes()).get("attempts"):
-                failing += 1
-        except (OSError, ValueError, UnicodeDecodeError):
-            failing += 1
-    folder = jobs_dir(root)
-    stranded = 0  # interrupted .tmp and legacy failed/ jobs are pending too until recovered
-    for sub in (folder, folder / "failed"):
-        try:
-            stranded += sum(1 for e in os.scandir(sub) if e.name.endswith(".tmp") or sub.name == "failed")
-        except OSError:
-            pass
-    try:
-        quarantined = sum(1 for e in os.scandir(quarantine_dir(root)) if e.name.endswith(".json"))
-    except OSError:
-        quarantined = 0
-    return QueueStatus(len(pending) + stranded, quarantined, failing)
-
-
-def verify_lines(root: Path) -> list[str]:
-    """Problems for ``memdown verify``: turns not yet captured, and quarantined ones."""
-    return queue_status(root).lines(root)
 
 
 # --- the hook log -----------------------------------------------------------------------

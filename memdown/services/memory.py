@@ -79,10 +79,35 @@ class Memory:
 
     def index(self, targets: list[Path] | None = None, *, rebuild: bool = False,
               progress: ProgressCallback | None = None) -> IndexReport:
+        if not targets and not rebuild:
+            from .quickcheck import report_if_current
+
+            paths.require_root(self.root)
+            current = report_if_current(self.root, self.embedder.model_id, index_identity(self.embedder, self.config))
+            if current is not None:  # nothing changed: no LanceDB, no model
+                if self.embedder.cache is not None:
+                    self.embedder.cache.ensure_open()  # a damaged embedding cache is still healed and noticed
+                self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
+                return current
         self.embedder.load()
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
         self._table_ready = True
         return report
+
+    def export_snapshot(self, dest: Path):
+        """Write a verified snapshot of the (current) index to ``dest``; see services/snapshot.py."""
+        from .snapshot import export_snapshot
+
+        return export_snapshot(self.root, Path(dest), self.embedder, self.config)
+
+    def import_snapshot(self, src: Path):
+        """Replace the index with the verified snapshot ``src``; ``index()`` then embeds only what differs."""
+        from .snapshot import import_snapshot
+
+        info = import_snapshot(self.root, Path(src), self.embedder, self.config)
+        self._indexer = None  # its table object described the replaced index
+        self._table_ready = False
+        return info
 
     def ensure_index(self, *, refresh: bool = True) -> None:
         """Open the index for reading, building or refreshing it when needed.
@@ -140,6 +165,8 @@ class Memory:
     def _options(self, **kw: Any) -> SearchOptions:
         return SearchOptions(
             k=kw["k"] if kw.get("k") is not None else self.config["search.k"],  # -k 0 is an error, not "default"
+            window_chars=self.config["search.window_chars"],
+            today=kw.get("today"),
             kind=kw.get("kind"),
             since=kw.get("since"),
             until=kw.get("until"),
@@ -150,13 +177,14 @@ class Memory:
 
     def search(self, query: str, *, k: int | None = None, kind: str | None = None, since: str | None = None,
                until: str | None = None, source: str | None = None, mode: str | None = None,
-               refresh: bool = True) -> list[Hit]:
-        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
+               refresh: bool = True, today: str | None = None) -> list[Hit]:
+        """``today`` (YYYY-MM-DD) is what relative dates in the query count from; None = the clock."""
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
         if options.mode != "text":
             self.embedder.load()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
-        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options))
+        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
 
     def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
                         since: str | None = None, until: str | None = None, source: str | None = None,

@@ -111,7 +111,7 @@ def _live_index_clause(root: Path, config: Config) -> str:
     if not config["watch.enabled"]:
         return ""
     try:
-        from ..daemon.lifecycle import ensure_daemon
+        from ..live.lifecycle import ensure_daemon
 
         state = ensure_daemon(root, config)
     except Exception as exc:
@@ -191,7 +191,7 @@ def _first_prompt_of_session(root: Path, session_id: str) -> bool:
 
 def _pointers(root: Path, prompt: str, k: int) -> list[str]:
     """One-line pointers from the warm daemon only; never wait for a cold index."""
-    from ..daemon.client import ask_daemon
+    from ..live.client import ask_daemon
 
     reply = ask_daemon(root, "search", {"query": prompt[:500], "k": k}, timeout=0.05, reply_timeout=0.3)
     if not reply or not reply.get("ok"):

@@ -38,7 +38,7 @@ from ..store.chunker import chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 from .indexing import chunk_options, index_identity
-from .jobs import verify_lines as capture_status
+from .job_status import verify_lines as capture_status
 
 if TYPE_CHECKING:
     from .memory import Memory

@@ -1,4 +1,4 @@
-"""Signal detection: phrase tables on the user's own words, plus tool-call patterns.
+"""Signal detection: phrase tables on the user's own words, plus tool-call patterns (``tool_patterns``).
 
 Only real user prompts are read for phrases (never the assistant's text,
 subagent prompts, hook-injected context or pasted material): code fences,
@@ -17,15 +17,12 @@ from . import patterns as P
 from .clean import INLINE_CODE, TAG_BLOCK, clean_prompt, looks_relayed, split_sentences
 from .store import Signal
 from .text import content_tokens, fold_typos, normalize, one_line, polar_terms, strip_ansi, to_simplified
+from .tool_patterns import detect_tool_patterns, failed, find_fix, fix_text  # the last three re-exported for mining
 
 __all__ = ["Context", "Hit", "clean_prompt", "detect_commands", "detect_missing_context", "detect_phrases",
-           "detect_tool_patterns", "detect_turns", "scope_of", "split_sentences"]
+           "detect_tool_patterns", "detect_turns", "failed", "find_fix", "fix_text", "scope_of", "split_sentences"]
 
 PRIORITY = ("memory_request", "revert", "correction", "convention", "positive")
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit", "str_replace_editor",
-                        "str_replace_based_edit_tool"})
-SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
-SEARCH_COMMANDS = frozenset({"grep", "rg", "ag", "ack", "find", "fd", "locate", "egrep", "fgrep"})
 COMMAND_WORDS = frozenset("""npm pnpm yarn npx bun bunx deno node make cmake just pytest python python3 pip pip3 uv
 uvx poetry pipenv tox nox ruff mypy black cargo rustc go gradle gradlew mvn dotnet rake bundle rails ruby php composer
 docker docker-compose podman kubectl helm terraform git gh ./ bash sh zsh source . tsc eslint prettier jest vitest
@@ -161,190 +158,6 @@ def scope_of(text: str) -> str:
     if re.search(r"\b(?:don't|do not|stop|never|no need to)\s+(?:\w+\s+)?(?:ask|asking)\b|不要(?:停下来)?问我", norm):
         return "global"
     return "project"
-
-
-# --- tool-call patterns ------------------------------------------------------------
-
-def _bash_head(command: str) -> str:
-    command = re.sub(r"^(?:\s*cd\s+\S+\s*(?:&&|;)\s*)+", "", command or "")
-    words = [w for w in command.split() if "=" not in w or w.startswith("-")]
-    return " ".join(words[:2])
-
-
-def _heads(command: str) -> set[str]:
-    """The program of each part of a compound command (``a && b | c``), ``cd`` excluded."""
-    heads = set()
-    for part in re.split(r"&&|\|\||[;|]", command or ""):
-        words = [w for w in part.split() if "=" not in w or w.startswith("-")]
-        if words and words[0] not in ("cd", "sudo", "time", "env"):
-            heads.add(words[0])
-        elif len(words) > 1 and words[0] in ("sudo", "time", "env"):
-            heads.add(words[1])
-    return heads
-
-
-def _is_search(call) -> bool:
-    if call.name in SEARCH_TOOLS:
-        return True
-    if call.name == "Bash":
-        head = _bash_head(str(call.input.get("command", ""))).split()
-        return bool(head) and (head[0] in SEARCH_COMMANDS or head[:2] == ["git", "grep"])
-    return False
-
-
-_REJECTED = ("the user doesn't want to proceed", "permission for this tool use was denied", "cancelled: parallel",
-             "[request interrupted", "user rejected", "the user rejected")
-
-
-def failed(call) -> bool:
-    """A real tool failure (a user's rejection or interruption is not one)."""
-    if not call.is_error:
-        return False
-    text = (call.result or "").strip().lower().replace("<tool_use_error>", "")
-    return not text.startswith(_REJECTED)
-
-
-def _empty(call) -> bool:
-    result = (call.result or "").strip()
-    if not result:
-        return True
-    low = result.lower()
-    if re.match(r"^(?:no (?:files|matches) found|no matches|found 0 |0 (?:files|matches)|\(no output\))", low):
-        return True
-    return call.is_error and len(low) < 40 and "exit code 1" in low
-
-
-def similar_input(a, b) -> bool:
-    """Two calls of one tool that aim at the same thing (a retry, or the fix of a failure)."""
-    if a.name != b.name:
-        return False
-    if a.name == "Bash":
-        ca, cb = str(a.input.get("command", "")), str(b.input.get("command", ""))
-        if not _heads(ca) & _heads(cb):  # the retry runs the same program (maybe after a setup step)
-            return False
-        ta, tb = set(re.findall(r"[\w.-]+", ca.lower())), set(re.findall(r"[\w.-]+", cb.lower()))
-        return len(ta & tb) / max(1, len(ta | tb)) >= 0.4
-    fa = a.input.get("file_path") or a.input.get("path") or a.input.get("notebook_path")
-    fb = b.input.get("file_path") or b.input.get("path") or b.input.get("notebook_path")
-    return fa == fb if fa or fb else True
-
-
-READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch", "TodoWrite", "TodoRead",
-                             "BashOutput", "ToolSearch", "Task", "Agent", "Skill", "ExitPlanMode"})
-READ_ONLY_COMMANDS = frozenset("""ls cat head tail less more grep rg find fd pwd echo which whereis type file stat du df
-wc tree env printenv date whoami id uname ps top history diff sort uniq cut jq yq""".split())
-READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "remote", "config", "ls-files", "rev-parse",
-                           "blame", "describe", "reflog", "shortlog", "fetch"})
-
-
-def _norm_command(call) -> str:
-    return " ".join(str(call.input.get("command", "")).split())
-
-
-def same_call(a, b) -> bool:
-    """The very same action (a retry that changed nothing)."""
-    if a.name != b.name:
-        return False
-    if a.name == "Bash":
-        return _norm_command(a) == _norm_command(b)
-    return a.input == b.input
-
-
-def changes_something(call) -> bool:
-    """A step that can have made a retry work: not a read, a search or a status look."""
-    if call.name in READ_ONLY_TOOLS or failed(call):
-        return False
-    if call.name != "Bash":
-        return True
-    for part in re.split(r"&&|\|\||[;|]", str(call.input.get("command", ""))):
-        words = [w for w in part.split() if "=" not in w or w.startswith("-")]
-        if not words or words[0] == "cd":
-            continue
-        if words[0] == "git" and len(words) > 1 and words[1] in READ_ONLY_GIT:
-            continue
-        if words[0] not in READ_ONLY_COMMANDS:
-            return True
-    return False
-
-
-def find_fix(calls: list, k: int, window: int = 8) -> list | None:
-    """What made failed call ``k`` work, or None.
-
-    A fix is an action that differs from the failing call and made the next attempt succeed: the
-    steps between the failure and the first successful retry that changed something, plus the retry
-    itself when it differs from the failing call. The very same call succeeding after nothing but
-    reads (a flaky network, a race) has no fix.
-    """
-    bad = calls[k]
-    between: list = []
-    for later in calls[k + 1:k + 1 + window]:
-        if later.name == bad.name and not later.is_error and similar_input(bad, later):
-            steps = [c for c in between if changes_something(c) and not same_call(c, bad)]
-            if not same_call(later, bad):
-                steps.append(later)
-            return steps or None
-        between.append(later)
-    return None
-
-
-def fix_text(steps) -> str:
-    """One line naming the fix steps (a call or a list of calls), in order."""
-    steps = steps if isinstance(steps, list) else [steps]
-    parts = []
-    for call in steps[-4:]:
-        if call.name == "Bash" and isinstance(call.input.get("command"), str):
-            parts.append(f"Bash `{one_line(call.input['command'], 200)}`")
-        else:
-            parts.append(one_line(call.summary(), 200))
-    return one_line(", then ".join(parts), 300)
-
-
-def detect_tool_patterns(calls: list) -> list[Signal]:
-    """Repeated failures, multi-attempt edits and search thrashing in a call sequence."""
-    out: list[Signal] = []
-    k = 0
-    while k < len(calls):  # the same tool failing twice (or more) in a row
-        run = 1
-        while k + run < len(calls) and failed(calls[k + run]) and failed(calls[k]) \
-                and calls[k + run].name == calls[k].name:
-            run += 1
-        if run >= 2:
-            last = calls[k + run - 1]
-            fix = find_fix(calls, k + run - 1)
-            extra = {"tool": last.name, "input": one_line(last.summary(), 200), "attempts": str(run)}
-            if fix is not None:
-                extra["fix"] = fix_text(fix)
-            out.append(Signal("repeated_failure", one_line(last.error_excerpt(), 300), 2 if run >= 3 else 1,
-                              pattern="tool.repeated-failure", tags=[last.name], extra=extra,
-                              context=f"Failed {run} times in a row: {one_line(last.summary(), 200)}"))
-        k += run
-    edits = [c for c in calls if c.name in EDIT_TOOLS]
-    k = 0
-    while k < len(edits):  # one file edited 3+ times in a row
-        target = edits[k].input.get("file_path") or edits[k].input.get("path") or edits[k].input.get("notebook_path")
-        run = 1
-        while k + run < len(edits) and target and (edits[k + run].input.get("file_path")
-                                                   or edits[k + run].input.get("path")) == target:
-            run += 1
-        if run >= 3 and target:
-            out.append(Signal("multi_edit", f"{target} edited {run} times in a row", 1,
-                              pattern="tool.multi-edit", tags=[str(target).rsplit("/", 1)[-1]],
-                              extra={"file": str(target), "attempts": str(run)}))
-        k += run
-    empties: list = []
-    for call in calls:  # 3+ empty searches before a hit
-        if not _is_search(call):
-            continue
-        if _empty(call):
-            empties.append(call)
-            continue
-        if len(empties) >= 3:
-            tried = "; ".join(one_line(c.summary(), 80) for c in empties[-5:])
-            out.append(Signal("search_thrash", f"{len(empties)} empty searches before: {one_line(call.summary(), 160)}",
-                              2 if len(empties) >= 5 else 1, pattern="tool.search-thrash",
-                              context=f"Tried: {tried}", extra={"found_with": one_line(call.summary(), 200)}))
-        empties = []
-    return out
 
 
 def detect_missing_context(question_text: str, facts: Iterable[str]) -> tuple[str, str] | None:

@@ -156,11 +156,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
                  facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None) -> list[Signal]:
     """Detect signals in the transcript since the stored mining point; write and return them.
 
-    ``facts`` are lines the agent is already told (a question about one is
-    "missing context"); ``adjust(pattern, type)`` shifts confidence by past
-    review decisions. The caller gathers both from the learning loop
-    (``services.signal_mining``), so mining never imports what sits above it.
-    """
+    ``facts`` (what the agent is told) and ``adjust`` (past reviews) come from ``services.signal_mining``."""
     root = Path(root)
     if not config["mining.enabled"] or memdown_disabled():
         return []

@@ -202,20 +202,10 @@ class _Builder:
         self._close()
 
 
-def parse_transcript(
-    path: Path, *, start_offset: int = 0, include_subagents: bool = True
-) -> Transcript:
-    """Parse ``path`` (``.jsonl`` or ``.jsonl.gz``) from ``start_offset``.
-
-    For incremental mining pass the previous ``end_offset``; only turns whose
-    prompt lies after it are returned. Raises ``NotFoundError`` for a missing
-    file and ``InputFileError`` for a binary or non-JSONL file.
-    """
-    path = Path(path)
-    reader = LineReader(path, start_offset)
+def _build_turns(reader: LineReader, agent_file: bool) -> tuple[_Builder, dict[str, _Builder], dict[str, str], int]:
+    """Feed every entry to its builder: (main, sidechain root uuid → builder, session meta, main messages)."""
     tools: dict[str, ToolCall] = {}
     main = _Builder(tools)
-    agent_file = is_agent_file(path)
     groups: dict[str, _Builder] = {}       # sidechain root uuid → builder
     group_of: dict[str, str] = {}          # sidechain entry uuid → root uuid
     meta = {"sessionId": "", "cwd": "", "version": ""}
@@ -246,6 +236,22 @@ def parse_transcript(
             # attachment, progress, summary, file-history-snapshot, queue-operation,
             # unknown future types: never content, but they still belong to the turn.
             builder.extend(end)
+    return main, groups, meta, main_messages
+
+
+def parse_transcript(
+    path: Path, *, start_offset: int = 0, include_subagents: bool = True
+) -> Transcript:
+    """Parse ``path`` (``.jsonl`` or ``.jsonl.gz``) from ``start_offset``.
+
+    For incremental mining pass the previous ``end_offset``; only turns whose
+    prompt lies after it are returned. Raises ``NotFoundError`` for a missing
+    file and ``InputFileError`` for a binary or non-JSONL file.
+    """
+    path = Path(path)
+    reader = LineReader(path, start_offset)
+    agent_file = is_agent_file(path)
+    main, groups, meta, main_messages = _build_turns(reader, agent_file)
 
     if start_offset == 0 and reader.good_lines == 0 and (reader.bad_lines or reader.truncated_tail):
         raise InputFileError(f"{path} is not a Claude Code transcript (no JSON lines)")

@@ -19,8 +19,8 @@ import pytest
 from conftest import run_memdown, wait_for
 from attack_corpus import fake_daemon
 from memdown import paths
-from memdown.daemon import lifecycle
-from memdown.daemon.client import ask_daemon
+from memdown.live import lifecycle
+from memdown.live.client import ask_daemon
 from transcript_factory import TranscriptBuilder, hook_payload
 
 NOBODY = 65534

@@ -330,3 +330,25 @@ def ensure_daemon(root: Path | str, config: "Config | None" = None) -> str:
     except OSError:
         return "disabled"
     return "started"
+
+
+def start_for_next_query(root: Path) -> str:
+    """After a query answered in-process: start the root's daemon so the next CLI query is warm.
+
+    Returns ``ensure_daemon``'s word ("started", "running" or "disabled";
+    ``watch.start_on_query = false`` or ``watch.enabled = false`` turn it off,
+    as do ``MEMDOWN_WATCH_START_ON_QUERY=0`` / ``MEMDOWN_WATCH_ENABLED=0``). It
+    never waits for the daemon (loading the model there takes seconds) and
+    never raises: this query's answer is already printed.
+    """
+    try:
+        from ..config import load_config
+
+        if not load_config(Path(root))["watch.start_on_query"]:
+            return "disabled"
+        return ensure_daemon(Path(root))
+    except Exception as exc:  # a failed start must not fail the query that triggered it
+        from .client import _notice
+
+        _notice(Path(root), f"could not start the daemon after a cold query: {type(exc).__name__}: {exc}")
+        return "disabled"

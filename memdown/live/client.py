@@ -89,3 +89,4 @@ def _notice(root: Path, message: str) -> None:
             append_unlocked(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
         except OSError:
             pass
+
