@@ -163,11 +163,12 @@ def step_ann(root: Path) -> dict:
     from memdown.services.vector_index import build_vector_index
 
     from memdown import paths
-    from memdown.index.table import VECTOR_INDEX, ChunkTable
+    from memdown.index.ann import VECTOR_INDEX
+    from memdown.index.table import ChunkTable
 
     table = ChunkTable(paths.index_dir(root))
     table.open(verify_count=False)
-    if table.has_vector_index():  # re-measuring: train afresh with the current settings
+    if table.ann.exists():  # re-measuring: train afresh with the current settings
         table.table.drop_index(VECTOR_INDEX)
     started = time.perf_counter()
     outcome = build_vector_index(root, load_config(root)["index.ann_min_rows"])
@@ -190,7 +191,7 @@ def _median_p95(values: list[float]) -> dict:
 def step_search(root: Path) -> dict:
     mem = _memory(root, ann_min_rows=0)
     mem.ensure_index(refresh=False)
-    out: dict = {"vector_index": mem.table.vector_index_rows()}
+    out: dict = {"vector_index": mem.table.ann.rows()}
     for mode in ("hybrid", "vector", "text"):
         for query in QUERIES[:3]:  # warm up: caches, index pages
             mem.search(query, mode=mode, refresh=False)
@@ -208,7 +209,7 @@ def _recall(mem) -> float:
     found = []
     for query in QUERIES:
         vector = mem.embedder.embed_query(query)
-        approx = table.tune_vector_query(table.table.search(vector).distance_type("cosine")).limit(10)
+        approx = table.ann.tune(table.table.search(vector).distance_type("cosine")).limit(10)
         exact = table.table.search(vector).distance_type("cosine").bypass_vector_index().limit(10)
         a = {r["id"] for r in approx.select(["id"]).to_list()}
         e = {r["id"] for r in exact.select(["id"]).to_list()}

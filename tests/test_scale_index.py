@@ -22,7 +22,8 @@ def write_days(root: Path, days: int, entries: int) -> None:
     for d in range(days):
         day = f"2026-02-{d + 1:02d}"
         body = "".join(
-            f"### 10:{i:02d}\n<!-- session:s{d} turn:t{i} -->\n- fixed bug{d}x{i} in module{i % 5} with tool{d % 3}\n\n"
+            f"### 10:{i:02d}\n<!-- session:s{d} turn:t{i} -->\n- fixed bug{d}x{i} in module{i % 5} with tool{d % 3}"
+            f"{' and more detail' * ((i * 7) % 5)}\n\n"  # lengths out of file order: the shortest-first sort moves rows
             for i in range(entries)
         )
         (memdir / f"{day}.md").write_text(f"# {day}\n\n## Session 09:00\n\n{body}")
@@ -70,9 +71,9 @@ def test_small_memory_gets_no_ann_index_and_exact_results(memory_root: Path, mon
     mem = Memory.open(memory_root, embedder=FakeEmbedder())
     mem.index()
     assert not ann_due(mem.table, mem.config["index.ann_min_rows"])
-    assert mem.table.vector_index_rows() is None
+    assert mem.table.ann.rows() is None
     builder = object()
-    assert mem.table.tune_vector_query(builder) is builder  # exact search, untouched
+    assert mem.table.ann.tune(builder) is builder  # exact search, untouched
     assert not (paths.logs_dir(memory_root) / "vector-index.log").exists()  # no background build started
 
 
@@ -91,14 +92,14 @@ def test_background_ann_build_and_unindexed_rows_stay_searchable(memory_root: Pa
     mem = Memory.open(memory_root, embedder=FakeEmbedder())
     mem.ensure_index(refresh=False)  # opens with the full damage checks: the build recorded its version
     assert mem.notices == []
-    indexed, unindexed = mem.table.vector_index_rows()
+    indexed, unindexed = mem.table.ann.rows()
     assert indexed == report.chunks_total and unindexed == 0
     assert not ann_due(mem.table, 200)
 
     day = memory_root / "memory" / "2026-02-12.md"
     day.write_text(day.read_text() + "### 23:59\n<!-- session:s9 turn:late -->\n- quokka zeppelin marmalade\n\n")
     mem.index()
-    indexed, unindexed = mem.table.vector_index_rows()
+    indexed, unindexed = mem.table.ann.rows()
     assert unindexed >= 1  # not folded in yet
     for mode in ("vector", "hybrid"):
         hits = mem.search("quokka zeppelin marmalade", mode=mode, k=3, refresh=False)

@@ -12,51 +12,26 @@ line by :func:`damage_reason` (no Rust paths reach the user).
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexUnavailableError
 from ..fsutil import atomic_write_text
 from ..paths import PRIVATE_FILE_MODE
+
+if TYPE_CHECKING:
+    from .ann import VectorIndex
 
 SCHEMA_VERSION = 1
 TABLE_NAME = "chunks"
 # Old table versions stay readable this long after a compaction, so a reader
 # that opened the table just before never fails with "Not found".
 CLEANUP_AGE = timedelta(minutes=5)
-VECTOR_INDEX = "vector_idx"
-
-
-@dataclass(frozen=True)
-class AnnSettings:
-    """The ANN vector index and how queries probe it. Chosen by recall@10 against
-    exact search with real vectors of the packaged model (docs/scale.md): what
-    limits recall is the share of IVF partitions probed, and PQ's coarse distances
-    are repaired by re-ranking a few candidates with the full vectors."""
-
-    index_type: str = "IVF_PQ"
-    rows_per_partition: int = 4096
-    probe_share: float = 0.2  # of the partitions, per query
-    refine_factor: int = 10  # re-rank k * this many candidates with the full vectors
-
-    def partitions(self, rows: int) -> int:
-        return max(1, min(1024, rows // self.rows_per_partition))
-
-    def sub_vectors(self, dim: int) -> int | None:
-        """PQ sub-vectors of 8 dimensions each (48 for the packaged model's 384)."""
-        return dim // 8 if self.index_type.endswith("PQ") and dim % 8 == 0 and dim >= 8 else None
-
-    def nprobes(self, partitions: int) -> int:
-        return max(1, math.ceil(self.probe_share * partitions))
-
-
-ANN = AnnSettings()
 RESULT_COLUMNS = [
     "id", "source", "kind", "heading", "start_line", "end_line", "section_start",
     "section_end", "date", "session", "turn", "transcript", "text",
@@ -181,7 +156,7 @@ class ChunkTable:
         self._table = None
         self.meta: IndexMeta | None = None
         self.files: dict[str, FileRecord] = {}
-        self._ann_known: tuple[int, int | None] | None = None  # see _ann_state
+        self._ann: VectorIndex | None = None
 
     # --- sidecars ---------------------------------------------------------
     @property
@@ -335,56 +310,14 @@ class ChunkTable:
             if f"{column}_idx" not in existing:
                 self.table.create_index(column, config=BTree(), name=f"{column}_idx")
 
-    # --- the ANN vector index ----------------------------------------------
-    def vector_index_rows(self) -> tuple[int, int] | None:
-        """(rows in the ANN index, rows not yet folded in), or None without one."""
-        if not self.has_vector_index():
-            return None
-        stats = self.table.index_stats(VECTOR_INDEX)
-        if stats is None:
-            return None
-        return int(stats.num_indexed_rows), int(stats.num_unindexed_rows)
+    @property
+    def ann(self) -> "VectorIndex":
+        """The ANN vector index of this table (index/ann.py)."""
+        if self._ann is None:
+            from .ann import VectorIndex
 
-    def has_vector_index(self) -> bool:
-        return self._ann_state()[1] is not None
-
-    def _ann_state(self) -> tuple[int, int | None]:
-        """(table version, rows in the ANN index or None), remembered per version: every query asks."""
-        version = int(self.table.version)
-        if self._ann_known is None or self._ann_known[0] != version:
-            names = {idx.name for idx in self.table.list_indices()}
-            stats = self.table.index_stats(VECTOR_INDEX) if VECTOR_INDEX in names else None
-            self._ann_known = (version, int(stats.num_indexed_rows) if stats is not None else None)
-        return self._ann_known
-
-    def build_vector_index(self, settings: AnnSettings = ANN) -> None:
-        """Train and write the ANN index over the rows there now (minutes at 1M rows).
-
-        Rows added later are still searched (by brute force) until optimize()
-        folds them into the index.
-        """
-        dim = self.meta.dim if self.meta else 0
-        extra = {"num_sub_vectors": settings.sub_vectors(dim)} if settings.sub_vectors(dim) else {}
-        self.table.create_index(
-            metric="cosine",
-            vector_column_name="vector",
-            index_type=settings.index_type,
-            num_partitions=settings.partitions(self.count()),
-            name=VECTOR_INDEX,
-            replace=True,
-            **extra,
-        )
-        self._ann_known = None
-
-    def tune_vector_query(self, builder, settings: AnnSettings = ANN):
-        """Probe settings for a vector or hybrid query; unchanged (exact search) without an ANN index."""
-        indexed = self._ann_state()[1]
-        if indexed is None:
-            return builder
-        builder = builder.nprobes(settings.nprobes(settings.partitions(indexed)))
-        if settings.refine_factor:
-            builder = builder.refine_factor(settings.refine_factor)
-        return builder
+            self._ann = VectorIndex(self)
+        return self._ann
 
     def optimize(self) -> None:
         self.table.optimize(cleanup_older_than=CLEANUP_AGE)

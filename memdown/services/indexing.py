@@ -22,7 +22,8 @@ from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
 from ..index.table import ChunkTable, FileRecord, damage_reason
-from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
+from ..index.rows import arrow_rows, chunk_rows
+from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
@@ -296,7 +297,7 @@ class Indexer:
                 _same_row(item.old_rows[c.id], c) for c in item.chunks
             )
             if not unchanged:
-                self.table.replace_source(item.source, _rows(item.chunks, self.table.meta.dim))  # type: ignore[union-attr]
+                self.table.replace_source(item.source, chunk_rows(item.chunks, self.table.meta.dim))  # type: ignore[union-attr]
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -331,36 +332,6 @@ class Indexer:
         report.chunks_removed += record.chunks if record else 0
         report.files_removed += 1
         self.table.save_sidecars()
-
-
-_TEXT_COLUMNS = ("id", "source", "kind", "heading", "date", "session", "turn", "transcript", "text")
-_INT_COLUMNS = ("start_line", "end_line", "section_start", "section_end")
-
-
-def arrow_rows(chunks: list[Chunk], vectors: "np.ndarray", dim: int) -> "pa.Table":
-    """The table rows for ``chunks`` as Arrow columns; vectors stay one float32 buffer."""
-    import numpy as np
-    import pyarrow as pa
-
-    columns: dict[str, Any] = {name: pa.array([getattr(c, name) for c in chunks], pa.string())
-                               for name in _TEXT_COLUMNS}
-    columns.update({name: pa.array([getattr(c, name) for c in chunks], pa.int32()) for name in _INT_COLUMNS})
-    columns["fts_text"] = pa.array([fts_text(c.heading, c.text, c.date) for c in chunks], pa.string())
-    columns["embed_hash"] = pa.array([c.embed_hash for c in chunks], pa.string())
-    flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)
-    columns["vector"] = pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim)
-    from ..index.table import table_schema
-
-    schema = table_schema(dim)
-    return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
-
-
-def _rows(chunks: list[Chunk], dim: int) -> "pa.Table":
-    """Rows for chunks that carry their own vectors (the incremental path: a few per changed file)."""
-    import numpy as np
-
-    vectors = [np.asarray(c.vector, dtype=np.float32) for c in chunks]
-    return arrow_rows(chunks, np.stack(vectors) if vectors else np.zeros((0, dim), np.float32), dim)
 
 
 def _inverse(order: list[int]) -> list[int]:

@@ -151,7 +151,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     tbl = table.table
     section_scores = None
     if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
-        vector = table.tune_vector_query(  # ANN probe settings, only once the ANN index exists
+        vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
             tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine"))
         text = tbl.search(query, query_type="fts", fts_columns="fts_text")
         hits, section_scores = windows_mod.fuse_sections(
@@ -172,7 +172,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
                 .rerank(RRFReranker())
             )
         if options.mode != "text":
-            builder = table.tune_vector_query(builder)  # ANN probe settings, only once the ANN index exists
+            builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
         hits = [_to_hit(r, options.mode) for r in _rows(builder, where, fetch)]
     if windows:
         dates = find_range(query, _today(options.today))

@@ -25,7 +25,8 @@ from pathlib import Path
 from .. import paths
 from ..errors import IndexUnavailableError, LockTimeoutError
 from ..fsutil import file_lock
-from ..index.table import ANN, ChunkTable
+from ..index.ann import ANN
+from ..index.table import ChunkTable
 
 log = logging.getLogger("memdown.vector_index")
 # Fold-ins (optimize) keep an index usable as rows are added; retrain once it holds less than this share.
@@ -37,7 +38,7 @@ def ann_due(table: ChunkTable, min_rows: int) -> bool:
     rows = table.count()
     if rows < max(1, min_rows):
         return False
-    covered = table.vector_index_rows()
+    covered = table.ann.rows()
     return covered is None or covered[0] < RETRAIN_BELOW * rows
 
 
@@ -51,7 +52,7 @@ def build_vector_index(root: Path, min_rows: int) -> str:
                 return "not due"
             started = time.perf_counter()
             rows = table.count()
-            table.build_vector_index(ANN)
+            table.ann.build(ANN)
             _record_version(root)
             return f"built {ANN.index_type} over {rows} rows in {time.perf_counter() - started:.1f}s"
     except LockTimeoutError:
