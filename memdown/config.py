@@ -44,6 +44,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "search": {
         "k": 8,
+        "window_chars": 1600,  # what one hit shows: neighbouring sections within this many chars; 0 = the unit only
         "mode": "hybrid",
         # Candidates each retriever (vector, full text) hands to RRF fusion:
         # max(k + k // 2, candidate_depth), so 15 at k=10.
