@@ -9,6 +9,7 @@ the markdown, which indexing never modifies.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -21,11 +22,12 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.table import ChunkTable, FileRecord, damage_reason
+from ..index.records import FileRecord, chunk_key, read_records, row_key, rows_digest, stat_diff
+from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
-from ..store.automemory import note_files
-from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
+from ..store.automemory import note_files, source_for
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_BATCH = 128  # texts per progress step; the model batches inside
@@ -151,10 +153,13 @@ class Indexer:
     def _pass(self, targets: Iterable[Path] | None, report: IndexReport, *, fresh: bool,
               progress: ProgressCallback | None) -> None:
         explicit = targets is not None and not fresh
-        files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
+        if explicit:
+            files = [(source_of(self.root, path), path) for path in self._resolve_targets(targets)]
+        else:
+            files = memory_files(self.root)
         pending = self._collect(files, report, explicit=explicit, fresh=fresh)
         if not explicit:
-            self._remove_deleted({source_of(self.root, f) for f in files}, report)
+            self._remove_deleted({source for source, _path in files}, report)
         self._embed(pending, progress)
         self._write(pending, report, bulk=fresh)
         self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
@@ -165,7 +170,7 @@ class Indexer:
         root = self.root.resolve()
         for target in targets:
             target = Path(target).resolve()
-            if not (target == root or root in target.parents):
+            if not (target == root or root in target.parents) and not _is_note(root, target):
                 raise InputFileError(f"{target} is outside the memory root {root}")
             if target.is_dir():
                 files.extend(iter_markdown_files(target) if target != root else iter_markdown_files(root))
@@ -177,23 +182,23 @@ class Indexer:
                 files.append(target)
         return files
 
-    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> list[_Pending]:
+    def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
+                 fresh: bool) -> list[_Pending]:
         pending: list[_Pending] = []
         options = chunk_options(self.config)
-        for path in files:
-            source = source_of(self.root, path)
+        for source, path in files:
             known = self.table.files.get(source)
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except FileNotFoundError:
                 if known is not None:
                     self._drop_source(source, report)
                 continue
-            if known and not fresh and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            if known and not fresh and known.same_stat(stat):
                 report.files_unchanged += 1
                 continue
             try:
-                mfile = read_memory_file(self.root, path, max_bytes=self.max_bytes)
+                mfile = read_memory_file(self.root, Path(path), max_bytes=self.max_bytes)
             except UnreadableFile as exc:
                 report.skipped.append({"source": source, "reason": str(exc)})
                 if known is not None:  # keep nothing stale for a file we can no longer read
@@ -207,7 +212,8 @@ class Indexer:
                 continue
             chunks = chunk_markdown(source, mfile.text, options)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
-            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks))
+            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
+                                rows=rows_digest(chunk_key(c) for c in chunks))
             pending.append(_Pending(source, record, chunks, old_rows))
         return pending
 
@@ -247,11 +253,13 @@ class Indexer:
             return
         for item in pending:
             new_ids = {c.id for c in item.chunks}
-            unchanged = set(item.old_rows) == new_ids and all(
-                _same_row(item.old_rows[c.id], c) for c in item.chunks
-            )
-            if not unchanged:
-                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+            kept = {c.id for c in item.chunks if c.id in item.old_rows and row_key(item.old_rows[c.id]) == chunk_key(c)}
+            drop = set(item.old_rows) - kept
+            if drop or len(kept) < len(new_ids):
+                if len(drop) > MAX_ID_FILTER:
+                    self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+                else:  # only what changed: an appended section writes just its own chunks
+                    self.table.update_source(item.source, drop, [_row(c) for c in item.chunks if c.id not in kept])
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -280,6 +288,15 @@ class Indexer:
         self.table.save_sidecars()
 
 
+def _is_note(root: Path, path: Path) -> bool:
+    """A note of Claude Code's auto memory for this project (indexed although outside the root)."""
+    try:
+        source_for(root, path)
+    except ValueError:
+        return False
+    return True
+
+
 def _row(chunk: Chunk) -> dict[str, Any]:
     return {
         "id": chunk.id,
@@ -301,39 +318,21 @@ def _row(chunk: Chunk) -> dict[str, Any]:
     }
 
 
-def _same_row(old: dict[str, Any], chunk: Chunk) -> bool:
-    return (
-        old.get("embed_hash") == chunk.embed_hash
-        and old.get("start_line") == chunk.start_line
-        and old.get("end_line") == chunk.end_line
-        and old.get("section_start") == chunk.section_start
-        and old.get("section_end") == chunk.section_end
-        and (old.get("session"), old.get("turn"), old.get("transcript"))
-        == (chunk.session, chunk.turn, chunk.transcript)
-    )
+def memory_files(root: Path) -> list[tuple[str, str | Path]]:
+    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory.
+
+    Sources come from the walk itself; only a symlinked file pays for
+    resolving (this runs before every in-process search).
+    """
+    out: list[tuple[str, str | Path]] = [
+        (source_of(root, Path(path)) if link else rel, path) for path, rel, link in walk_markdown(root)
+    ]
+    return out + [(source_of(root, path), path) for path in note_files(root)]
 
 
 def changed_sources(root: Path) -> bool:
     """Cheap check (stat only) whether any markdown differs from the index's record."""
-    table = ChunkTable(paths.index_dir(root))
-    try:
-        import json
-
-        files = json.loads(table.files_path.read_text())
-    except (OSError, ValueError):
-        return True
-    if not isinstance(files, dict) or not all(isinstance(rec, dict) for rec in files.values()):
-        return True  # damaged: opening the index finds out and rebuilds
-    seen = 0
-    for path in [*iter_markdown_files(root), *note_files(root)]:
-        seen += 1
-        rec = files.get(source_of(root, path))
-        if rec is None:
-            return True
-        try:
-            st = path.stat()
-        except OSError:
-            return True
-        if st.st_size != rec.get("size") or st.st_mtime_ns != rec.get("mtime_ns"):
-            return True
-    return seen != len(files)
+    records = read_records(paths.index_dir(root))
+    if records is None:
+        return True  # no index, or damaged: opening it finds out and rebuilds
+    return not stat_diff(records, memory_files(root)).clean
