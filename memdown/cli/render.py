@@ -98,3 +98,7 @@ def _stats(data: dict[str, Any], out: Write) -> None:
         out(f"  {kind}: {count}")
     out(f"model: {data['model']}")
     out(f"last indexed: {data['last_indexed'] or 'never'}")
+    days = data["days"]
+    out(f"days covered: {days['count']}" + (f" ({days['first']} to {days['last']})" if days["count"] else ""))
+    capture = data["capture"]
+    out(f"signal capture: {'on' if capture['enabled'] else 'off'} (from {capture['source']})")

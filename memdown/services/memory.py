@@ -200,8 +200,11 @@ class Memory:
         return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
 
     def stats(self) -> dict[str, Any]:
+        from .status import memory_status
+
         paths.require_root(self.root)
-        out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"]}
+        out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"],
+                               **memory_status(self.root, self.config)}
         try:
             self.table.open(verify_count=False)
             meta = self.table.meta
