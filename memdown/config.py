@@ -52,6 +52,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "index": {
         "optimize_every": 50,  # compact after this many file merges
+        "ann_min_rows": 50_000,  # build an ANN vector index in the background past this many chunks (docs/scale.md)
         "max_file_mb": 20,
     },
     "hooks": {

@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexUnavailableError
 from ..fsutil import atomic_write_text
 from ..paths import PRIVATE_FILE_MODE
 from .records import ROW_FIELDS, FileRecord, RecordsDamaged, load_records, records_path, save_records
+
+if TYPE_CHECKING:
+    from .ann import VectorIndex
 
 SCHEMA_VERSION = 1
 TABLE_NAME = "chunks"
@@ -72,7 +75,7 @@ def sql_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _schema(dim: int):
+def table_schema(dim: int):
     import pyarrow as pa
 
     text_fields = ["id", "source", "kind", "heading"]
@@ -128,6 +131,7 @@ class ChunkTable:
         self._table = None
         self.meta: IndexMeta | None = None
         self.files: dict[str, FileRecord] = {}
+        self._ann: VectorIndex | None = None
 
     # --- sidecars ---------------------------------------------------------
     @property
@@ -265,7 +269,7 @@ class ChunkTable:
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
         self._db = lancedb.connect(self.dir, read_consistency_interval=timedelta(0))
-        self._table = self._db.create_table(TABLE_NAME, schema=_schema(dim))
+        self._table = self._db.create_table(TABLE_NAME, schema=table_schema(dim))
         self.meta = IndexMeta(model_id=model_id, dim=dim, fts_config=fts_config)
         self.files = {}
         self.save_sidecars()
@@ -322,6 +326,15 @@ class ChunkTable:
         for column in ("id", "source"):
             if f"{column}_idx" not in existing:
                 self.table.create_index(column, config=BTree(), name=f"{column}_idx")
+
+    @property
+    def ann(self) -> "VectorIndex":
+        """The ANN vector index of this table (index/ann.py)."""
+        if self._ann is None:
+            from .ann import VectorIndex
+
+            self._ann = VectorIndex(self)
+        return self._ann
 
     def optimize(self) -> None:
         self.table.optimize(cleanup_older_than=CLEANUP_AGE)

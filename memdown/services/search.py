@@ -151,7 +151,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     tbl = table.table
     section_scores = None
     if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
-        vector = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+        vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
+            tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine"))
         text = tbl.search(query, query_type="fts", fts_columns="fts_text")
         hits, section_scores = windows_mod.fuse_sections(
             [[_to_hit(r, mode) for r in _rows(b, where, fetch)] for b, mode in ((vector, "vector"), (text, "text"))])
@@ -170,6 +171,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
                 .distance_type("cosine")
                 .rerank(RRFReranker())
             )
+        if options.mode != "text":
+            builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
         hits = [_to_hit(r, options.mode) for r in _rows(builder, where, fetch)]
     if windows:
         dates = find_range(query, _today(options.today))
