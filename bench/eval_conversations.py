@@ -27,6 +27,7 @@ turn when it holds that turn's anchor. Rows:
 from __future__ import annotations
 
 import argparse
+import datetime
 import hashlib
 import json
 import os
@@ -51,6 +52,7 @@ MODES = ("hybrid", "vector", "text")
 CHAR_BUDGETS = (4000, 8000)
 TURN_BUDGETS = (10, 20)
 FETCH = 60  # hits fetched per question: enough to fill the largest budget
+WINDOW_K = 20  # windows fetched per question (fetch depth stays windows.DEPTH, as for the skill's -k 10)
 _ANCHOR_TURN = re.compile(r"<!--\s*session:\S+\s+turn:(\S+)")
 
 
@@ -124,7 +126,9 @@ def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WOR
         section, name = key.split(".", 1)
         config.values[section][name] = coerce(key, raw)
     stamp = _stamp(items)
-    ident = hashlib.sha1(json.dumps(sorted(overrides.items())).encode()).hexdigest()[:8]
+    # search.* settings change no captured or indexed byte: they share one memory.
+    built = sorted((k, v) for k, v in overrides.items() if not k.startswith("search."))
+    ident = hashlib.sha1(json.dumps(built).encode()).hexdigest()[:8]
     root = work / f"conversations-{stamp}-{ident}" / ".memdown"
     marker = root / "captured.json"
     started = time.perf_counter()
@@ -180,6 +184,9 @@ class Expander:
         self.cache: dict[str, Window] = {}
 
     def window(self, hit) -> Window:
+        if hit.window is not None:  # search ranked windows: read what it returns, not the section
+            w = hit.window
+            return Window((w.source, w.start_line), w.text, covered_turns(w.text) or {hit.turn})
         if hit.id not in self.cache:
             exp = self.mem.expand(hit.id)
             self.cache[hit.id] = Window((exp.source, exp.start_line), exp.text, covered_turns(exp.text) or {exp.turn})
@@ -275,13 +282,20 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
     mem, captured = build_memory(with_real, overrides or {}, work=work, only=only, embedder=embedder)
     build_s = time.perf_counter() - started
     expander = Expander(mem)
+    # Relative dates in questions ("in March") count from the day after the newest entry, not the
+    # clock, so the figures do not drift with the date the benchmark runs.
+    days = sorted(p.stem for p in (mem.root / "memory").glob("????-??-??.md"))
+    today = (datetime.date.fromisoformat(days[-1]) + datetime.timedelta(days=1)).isoformat() if days else None
     results: dict[str, dict] = {}
     latency: dict[str, float] = {}
+    # Windows: the number the skill asks for (fetch depth, and so the ranking, is then the product's);
+    # units: deep enough to fill the largest budget after widening each to its section.
+    k = WINDOW_K if mem.config["search.window_chars"] > 0 else FETCH
     for mode in modes:
         ranked, times = {}, []
         for q in questions:
             t0 = time.perf_counter()
-            hits = mem.search(q["question"], k=FETCH, mode=mode, refresh=False)
+            hits = mem.search(q["question"], k=k, mode=mode, refresh=False, today=today)
             times.append(time.perf_counter() - t0)
             ranked[q["id"]] = ([expander.window(h) for h in hits], [len(h.text) for h in hits])
         results[mode] = evaluate_ranked(questions, ranked)
@@ -303,6 +317,51 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
     return {"split": split, "questions": len(questions), "types": types, "memory": captured,
             "real_transcripts": with_real, "unreachable": unreachable, "results": results, "median_search_ms": latency,
             "build_seconds": build_s, "seconds": time.perf_counter() - started}
+
+
+def latency(questions: list[dict], rounds: int = 3) -> dict[str, float]:
+    """Warm in-process search, interleaved per query so machine load hits every variant alike (median ms):
+    LanceDB's own hybrid query (query vector precomputed, as bench/bench_live.py), memdown's search
+    returning units (search.window_chars = 0, the ranking before windows) and returning windows."""
+    from lancedb.rerankers import RRFReranker
+
+    from memdown.index.table import RESULT_COLUMNS
+
+    mem, _ = build_memory(SHARED.is_dir(), {})
+    mem.ensure_index(refresh=False)
+    table = mem.table.table
+    vectors = {q["question"]: mem.embedder.embed_query(q["question"]) for q in questions}
+    units_config = {**mem.config.values["search"], "window_chars": 0}
+    windows_config = dict(mem.config.values["search"])
+
+    def lancedb(q: str, limit: int) -> None:
+        (table.search(query_type="hybrid", fts_columns="fts_text").vector(vectors[q]).text(q).distance_type("cosine")
+         .rerank(RRFReranker()).select(RESULT_COLUMNS).limit(limit).to_list())
+
+    def search(q: str, config: dict) -> None:
+        mem.config.values["search"] = config
+        mem.search(q, k=8, refresh=False)
+
+    variants = {
+        "lancedb hybrid, limit 10": lambda q: lancedb(q, 10),
+        "lancedb hybrid, limit 40": lambda q: lancedb(q, 40),
+        "memdown units (before)": lambda q: search(q, units_config),
+        "memdown windows (after)": lambda q: search(q, windows_config),
+        "query embedding": lambda q: mem.embedder.inner.embed_query(q) if hasattr(mem.embedder, "inner") else None,
+    }
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for name, run_one in variants.items():  # warm-up
+        run_one(questions[0]["question"])
+    names = list(variants)
+    for _ in range(rounds):
+        for i, q in enumerate(questions):
+            for name in names[i % len(names):] + names[: i % len(names)]:  # rotate: the first query of a
+                run_one = variants[name]  # new text pays a cold cost, and no variant should always pay it
+                t0 = time.perf_counter()
+                run_one(q["question"])
+                samples[name].append(time.perf_counter() - t0)
+    mem.config.values["search"] = windows_config
+    return {name: 1000 * statistics.median(v) for name, v in samples.items()}
 
 
 def print_table(report: dict, by_type: bool, misses: bool = False) -> None:
@@ -339,11 +398,27 @@ def main() -> None:
     parser.add_argument("--no-bm25", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
+    parser.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a ranking constant of memdown.services.windows (e.g. REST_SHARE=0.5), dev only")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list the questions each system misses (dev only, please)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--latency", action="store_true",
+                        help="only warm search latency: LanceDB's hybrid query vs memdown units vs windows")
     args = parser.parse_args()
     with_real = not args.no_real and SHARED.is_dir()
+    if args.tune:
+        from memdown.services import windows
+        for item in args.tune:
+            name, value = item.split("=", 1)
+            if not hasattr(windows, name):
+                parser.error(f"memdown.services.windows has no {name}")
+            setattr(windows, name, type(getattr(windows, name))(value))
+    if args.latency:
+        questions = load_questions(args.split, with_real=with_real)[: args.limit or None]
+        for name, ms in latency(questions).items():
+            print(f"{name:28} {ms:7.1f} ms")
+        return
     report = run(args.split, modes=[m for m in args.modes.split(",") if m], with_real=with_real, limit=args.limit,
                  bm25=not args.no_bm25, overrides=dict(item.split("=", 1) for item in args.set))
     if args.json:

@@ -44,6 +44,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "search": {
         "k": 8,
+        "window_chars": 1600,  # what one hit shows: neighbouring sections within this many chars; 0 = the unit only
         "mode": "hybrid",
         # Candidates each retriever (vector, full text) hands to RRF fusion:
         # max(k + k // 2, candidate_depth), so 15 at k=10.
@@ -51,6 +52,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "index": {
         "optimize_every": 50,  # compact after this many file merges
+        "ann_min_rows": 50_000,  # build an ANN vector index in the background past this many chunks (docs/scale.md)
         "max_file_mb": 20,
     },
     "hooks": {
@@ -145,7 +147,7 @@ class Config:
         return isinstance(other, Config) and (self.values, self.sources) == (other.values, other.sources)
 
     def get(self, dotted: str) -> Any:
-        section, key = _split_key(dotted)
+        section, key = _split_key(canonical_key(dotted, "asked for by that name"))
         return self.values[section][key]
 
     def __getitem__(self, dotted: str) -> Any:

@@ -83,7 +83,16 @@ def _has(hits, needle: str) -> bool:
     return any(needle in h.text for h in hits)
 
 
-def test_each_query_is_answered_by_one_retriever_only(real_memory: Memory):
+@pytest.fixture
+def units_only(real_memory: Memory):
+    """The retrievers' own ranking of units (search.window_chars = 0): windows would widen each hit."""
+    saved = real_memory.config.values["search"]["window_chars"]
+    real_memory.config.values["search"]["window_chars"] = 0
+    yield
+    real_memory.config.values["search"]["window_chars"] = saved
+
+
+def test_each_query_is_answered_by_one_retriever_only(real_memory: Memory, units_only):
     """The premise: a single retriever misses one of the two queries."""
     assert real_memory.search(PARAPHRASE, mode="text", k=3) == []
     assert _has(real_memory.search(PARAPHRASE, mode="vector", k=1), "Celery job")

@@ -202,7 +202,7 @@ def test_damaged_cache_vectors_count_as_misses(built: Path, fake_embedder) -> No
     import sqlite3
 
     db = sqlite3.connect(paths.embedding_cache_file())
-    db.execute("UPDATE embeddings SET vector = X'0000803F0000803F'")  # two floats: a vector of the wrong length
+    db.execute("UPDATE vectors SET vector = X'0000803F0000803F'")  # two floats: a vector of the wrong length
     db.commit()
     db.close()
     mem = Memory.open(built, embedder=fake_embedder)

@@ -108,7 +108,9 @@ def test_deleted_newest_manifest_is_caught_by_the_counts(built: Memory, fake_emb
     report = verify(fresh(built.root, fake_embedder))
     assert report.index_state == "inconsistent"
     assert report.outdated == ["memory/2026-01-06.md"]
-    assert report.count_mismatch and report.rows == 12 and report.chunks_expected == 13
+    # The update deleted the file's 2 changed rows, then appended its 3 new ones: the lost
+    # manifest is the append, leaving 10 rows.
+    assert report.count_mismatch and report.rows == 10 and report.chunks_expected == 13
     repaired_ok(built.root, fake_embedder, expected)
     # The partial repair re-indexed one file, it did not rebuild.
     assert not any("rebuilt" in a for a in repair(fresh(built.root, fake_embedder)).repaired)

@@ -48,6 +48,14 @@ class MemdownGroup(click.Group):
             sys.exit(1)
         sys.exit(result if isinstance(result, int) else 0)
 
+    # A closed stdout ends quietly, whether it closes while a command runs or
+    # while `--help`/`--version` print (during parsing); click alone would exit 1.
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            sys.exit(quiet_broken_pipe())
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)

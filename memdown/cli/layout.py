@@ -5,19 +5,23 @@ from pathlib import Path
 
 import click
 
-from .common import dir_option, resolve_root
+from .common import dir_option, json_option, print_json, resolve_root
 
 _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 @click.command()
 @dir_option
-def init(memory_dir: Path | None) -> None:
+@json_option
+def init(memory_dir: Path | None, as_json: bool) -> None:
     """Create the memory layout (.memdown/ with memory/ and a .gitignore)."""
     from ..store.layout import init_layout
 
     root = resolve_root(memory_dir)
     created = init_layout(root, register_driver=True)
+    if as_json:
+        print_json({"root": str(root), "created": created})
+        return
     click.echo(f"memory root: {root}")
     for item in created:
         click.echo(f"  created {item}")

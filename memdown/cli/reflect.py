@@ -251,16 +251,14 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
 def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Turn learning-signal mining on or off (the daily log is kept either way), or show it."""
     from ..config import set_value
+    from ..services.status import CAPTURE_KEY, capture_state
 
     root = resolve_root(memory_dir)
     written = None
     if state != "status":
-        written = set_value("mining.enabled", "true" if state == "on" else "false",
+        written = set_value(CAPTURE_KEY, "true" if state == "on" else "false",
                             root=root, scope="global" if global_ else "project")
-    config = load_settings(root)
-    data = {"enabled": bool(config["mining.enabled"]), "semantic": bool(config["mining.semantic"]),
-            "source": config.sources.get("mining.enabled", "default"),
-            "written": str(written) if written else None}
+    data = {**capture_state(load_settings(root)), "written": str(written) if written else None}
     if as_json:
         print_json(data)
         return

@@ -9,8 +9,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..store.anchors import strip_anchors  # anchors are for tools; the drill-down line carries them
+
 Write = Callable[[str], None]  # writes one line
 SEARCH_FOOTER = "Expand a hit with: memdown expand <id>"
+SEARCH_FOOTER_WINDOWS = ("Each hit shows its entry and neighbouring turns (search.window_chars); "
+                         "`memdown expand <id>` only for a clipped (…) entry")
 
 
 def to_json(data: Any) -> str:
@@ -36,17 +40,33 @@ def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write) -> No
 
 
 def _search(hits: list[dict[str, Any]], out: Write) -> None:
+    """Each hit as the window the agent reads (neighbouring sections, within search.window_chars)."""
     if not hits:
         out("no matches")
         return
-    for hit in hits:
-        where = f"{hit['source']}:{hit['start_line']}-{hit['end_line']}"
+    windows = False
+    for rank, hit in enumerate(hits, 1):
+        window = hit.get("window")
+        span = window or hit
+        where = f"{hit['source']}:{span['start_line']}-{span['end_line']}"
         session = f"session {hit['session'][:8]}" if hit["session"] else ""
         meta = " ".join(x for x in (hit["kind"], hit["date"], session) if x)
-        out(f"{hit['id'][:12]}  {hit['score']:.4f}  {where}  [{meta}]")
+        out(f"[{rank}] {hit['id'][:12]}  {hit['score']:.4f}  {where}  [{meta}]")
         out(f"    {hit['heading']}")
-        out(f"    {snippet(hit['text'], 220)}")
-    out(SEARCH_FOOTER)
+        for note in hit.get("notes") or ():
+            out(f"    note: {note}")
+        if not window:
+            out(f"    {snippet(hit['text'], 220)}")
+            continue
+        windows = True
+        if window["stale"]:
+            out("    (the file changed since indexing: the matched unit only; run `memdown index`)")
+        for line in strip_anchors(window["text"]).split("\n"):
+            if line.strip():
+                out(f"    {line}")
+        if hit["session"] and hit["turn"]:
+            out(f"    drill down: memdown transcript {hit['session']} --turn {hit['turn'][:8]}")
+    out(SEARCH_FOOTER_WINDOWS if windows else SEARCH_FOOTER)
 
 
 def _concepts(matches: list[dict[str, Any]], out: Write) -> None:
@@ -78,3 +98,7 @@ def _stats(data: dict[str, Any], out: Write) -> None:
         out(f"  {kind}: {count}")
     out(f"model: {data['model']}")
     out(f"last indexed: {data['last_indexed'] or 'never'}")
+    days = data["days"]
+    out(f"days covered: {days['count']}" + (f" ({days['first']} to {days['last']})" if days["count"] else ""))
+    capture = data["capture"]
+    out(f"signal capture: {'on' if capture['enabled'] else 'off'} (from {capture['source']})")

@@ -232,9 +232,9 @@ class IndexWriter:
                 self.writing = False
                 self.shared.mark_seen()
                 self.shared.log_notices()  # e.g. a damaged embedding cache started afresh
-        self._record(report, batch, time.perf_counter() - started)
+        self._record(report, batch, time.perf_counter() - started, requested=rebuild)
 
-    def _record(self, report, batch: list[Path] | None, seconds: float) -> None:
+    def _record(self, report, batch: list[Path] | None, seconds: float, *, requested: bool = False) -> None:
         """Count a finished write and log what it did."""
         counters = self.shared.counters
         counters["index_passes"] += 1
@@ -255,7 +255,7 @@ class IndexWriter:
             report.chunks_added, report.chunks_removed, report.chunks_total,
             f"; rebuilt ({report.rebuild_reason})" if report.rebuilt else "",
         )
-        if report.rebuilt and batch is not None:  # not asked for: the index was damaged or incompatible
+        if report.rebuilt and not requested:  # not asked for: the index was damaged or incompatible
             self.log.warning("index rebuilt from the markdown (%s)", report.rebuild_reason)
         for warning in report.warnings:
             self.log.warning("%s", warning)

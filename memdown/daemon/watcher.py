@@ -9,7 +9,6 @@ and re-indexes only what differs.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -18,8 +17,10 @@ import warnings
 from pathlib import Path
 
 from .. import paths
+from ..index.records import read_records, stat_diff
+from ..services.indexing import memory_files
 from ..store.kinds import EXCLUDED_DIRS
-from ..store.reader import iter_markdown_files, source_of
+from ..store.reader import path_of
 
 STORM_EVENTS = 200  # more distinct files than this in one batch: do a full pass
 BATCH_FILES = 50  # files per index write (readers get a turn between batches)
@@ -115,37 +116,18 @@ class ChangeQueue:
 def diff_targets(root: Path) -> list[Path] | None:
     """Files whose size/mtime differ from ``files.json``, new files and deleted ones.
 
-    None when ``files.json`` cannot be read (the index is missing: index everything).
+    None when ``files.json`` is missing or damaged (index everything; opening the index rebuilds it).
     """
-    try:
-        records = json.loads((paths.index_dir(root) / "files.json").read_text())
-        if not isinstance(records, dict):
-            return None
-    except (OSError, ValueError):
+    records = read_records(paths.index_dir(root))
+    if records is None:
         return None
-    targets: list[Path] = []
-    present: set[str] = set()
-    for path in iter_markdown_files(root):
-        source = source_of(root, path)
-        present.add(source)
-        rec = records.get(source)
-        try:
-            st = path.stat()
-        except OSError:
-            continue  # vanished or unreadable: the event that follows brings it back
-        if not isinstance(rec, dict) or st.st_size != rec.get("size") or st.st_mtime_ns != rec.get("mtime_ns"):
-            targets.append(path)
-    targets.extend(Path(root) / source for source in sorted(set(records) - present))
-    return targets
+    diff = stat_diff(records, memory_files(root))
+    return diff.changed + [path_of(root, source) for source in diff.deleted]
 
 
 def indexed_files(root: Path) -> int:
     """How many files ``files.json`` records (0 if unreadable)."""
-    try:
-        records = json.loads((paths.index_dir(root) / "files.json").read_text())
-    except (OSError, ValueError):
-        return 0
-    return len(records) if isinstance(records, dict) else 0
+    return len(read_records(paths.index_dir(root)) or {})
 
 
 class _OverflowSignal(logging.Handler):

@@ -4,6 +4,13 @@ It lives in the user's data folder, outside the index, so deleting the index
 and rebuilding re-embeds nothing that was embedded before. SQLite in WAL mode
 lets several processes share it.
 
+Layout (``vectors``): the SHA-256 of the text (the chunk's ``embed_hash``) is
+split into a 64-bit integer key (indexed) and a 24-byte check, the model is a
+small integer (``models``), and the vector is float32 bytes, on 16 KB pages:
+about 1.7 KB a row for 384 dimensions. Rows of the
+first layout (``embeddings``: hex text keys, model names on every row) are
+still read on a miss, so an existing cache keeps working.
+
 It is only a cache: a damaged file (truncated, overwritten, not a database,
 a folder in its place) is moved aside and started afresh with a one-line
 notice, and a vector that cannot be right (wrong length, not finite) counts
@@ -12,17 +19,20 @@ as a miss. Nothing that reads it ever fails because of it.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import shutil
 import sqlite3
-from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .embedder import Embedder
+from .embedder import Embedder, embed_array
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _BROKEN_SUFFIX = ".damaged"
+_LOOKUP_BATCH = 500  # SQLite's host-parameter limit is far above; big IN lists plan badly
 
 
 def text_hash(text: str) -> str:
@@ -45,6 +55,8 @@ class EmbeddingCache:
         self._db: sqlite3.Connection | None = None
         self._disabled = False  # could not even start a fresh cache: run without one
         self._identity: tuple[int, int] | None = None  # (device, inode) of the file we opened
+        self._models: dict[str, int] = {}  # model id -> its number in ``models``
+        self._legacy = False  # the first layout's ``embeddings`` table is present
 
     # --- opening and healing ------------------------------------------------
     def _notice(self, text: str) -> None:
@@ -57,18 +69,40 @@ class EmbeddingCache:
         # The daemon uses one cache from several threads, always under its own lock.
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         try:
+            # 16 KB pages hold ten 384-d rows; at SQLite's 4 KB two fit, so a quarter of each page
+            # was empty. Only a new (empty) file takes it, and it must come before WAL mode.
+            db.execute("PRAGMA page_size=16384")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS models (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL)")
+            # Rows are appended in rowid order (full pages); the hashed key has its own small index.
             db.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings (model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))"
+                "CREATE TABLE IF NOT EXISTS vectors (key INTEGER NOT NULL, model INTEGER NOT NULL,"
+                " tail BLOB NOT NULL, vector BLOB NOT NULL)"
             )
-            db.execute("SELECT count(*) FROM (SELECT 1 FROM embeddings LIMIT 1)").fetchone()
+            db.execute("CREATE UNIQUE INDEX IF NOT EXISTS vectors_key ON vectors (key)")
+            db.execute("SELECT count(*) FROM (SELECT 1 FROM vectors LIMIT 1)").fetchone()
+            self._legacy = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'embeddings'"
+            ).fetchone() is not None
         except BaseException:
             db.close()
             raise
+        self._models = {}
         st = os.stat(self.path)
         self._identity = (st.st_dev, st.st_ino)
         return db
+
+    def _model_number(self, db: sqlite3.Connection, model_id: str, *, create: bool) -> int | None:
+        number = self._models.get(model_id)
+        if number is None:
+            if create:
+                db.execute("INSERT OR IGNORE INTO models (name) VALUES (?)", (model_id,))
+            row = db.execute("SELECT id FROM models WHERE name = ?", (model_id,)).fetchone()
+            if row is None:
+                return None
+            number = self._models[model_id] = int(row[0])
+        return number
 
     def ensure_open(self) -> None:
         """Open now (healing a damaged file), rather than at the first lookup."""
@@ -146,34 +180,59 @@ class EmbeddingCache:
         self._db = self._connect()
 
     # --- reads and writes -----------------------------------------------------
-    def get_many(self, model_id: str, hashes: Sequence[str]) -> dict[str, list[float]]:
-        found: dict[str, list[float]] = {}
-        unique = list(dict.fromkeys(hashes))
+    def get_many(self, model_id: str, hashes: Sequence[str], dim: int = 0) -> dict[str, "np.ndarray"]:
+        """Cached float32 vectors by text hash; damaged rows (wrong length, not finite) are left out."""
+        found: dict[str, np.ndarray] = {}
         db = self._conn()
         if db is None:
             return found
+        wanted: dict[int, tuple[str, bytes]] = {}
         try:
-            for start in range(0, len(unique), 500):
-                batch = unique[start : start + 500]
-                marks = ",".join("?" * len(batch))
+            model = self._model_number(db, model_id, create=False)
+            for key in hashes if model is not None else ():
+                split = _split_key(key, model)
+                if split is not None:
+                    wanted[split[0]] = (key, split[1])
+            ids = list(wanted)
+            for start in range(0, len(ids), _LOOKUP_BATCH):
+                batch = ids[start : start + _LOOKUP_BATCH]
                 rows = db.execute(
-                    f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({marks})",
-                    [model_id, *batch],
+                    f"SELECT key, model, tail, vector FROM vectors WHERE key IN ({','.join('?' * len(batch))})", batch
                 )
-                for key, blob in rows:
-                    vector = _vector(blob)
-                    if vector is not None:
-                        found[key] = vector
+                for row_id, row_model, tail, blob in rows:
+                    key, want_tail = wanted[row_id]
+                    if row_model == model and tail == want_tail:
+                        vector = _vector(blob, dim)
+                        if vector is not None:
+                            found[key] = vector
+            if self._legacy and len(found) < len(hashes):
+                self._get_legacy(db, model_id, [k for k in dict.fromkeys(hashes) if k not in found], dim, found)
         except sqlite3.DatabaseError as exc:
             if not (isinstance(exc, sqlite3.OperationalError) and _busy(exc)):
                 self._heal(exc)
             return {}
         return found
 
+    def _get_legacy(self, db: sqlite3.Connection, model_id: str, keys: list[str], dim: int,
+                    found: dict[str, "np.ndarray"]) -> None:
+        """Misses looked up in the first layout's table (hex keys), which older memdown versions filled."""
+        for start in range(0, len(keys), _LOOKUP_BATCH):
+            batch = keys[start : start + _LOOKUP_BATCH]
+            rows = db.execute(
+                f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({','.join('?' * len(batch))})",
+                [model_id, *batch],
+            )
+            for key, blob in rows:
+                vector = _vector(blob, dim)
+                if vector is not None:
+                    found[key] = vector
+
     def put_many(self, model_id: str, items: dict[str, Sequence[float]]) -> None:
+        """Store vectors by text hash, all in one transaction."""
         if not items:
             return
-        rows = [(model_id, key, array("f", vec).tobytes()) for key, vec in items.items()]
+        import numpy as np
+
         for attempt in (1, 2):
             db = self._conn()
             if db is None:
@@ -181,10 +240,17 @@ class EmbeddingCache:
             try:
                 db.execute("BEGIN")
                 try:
-                    db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)", rows)
+                    model = self._model_number(db, model_id, create=True)
+                    rows = []
+                    for key, vec in items.items():
+                        split = _split_key(key, model)
+                        if split is not None:
+                            rows.append((split[0], model, split[1], np.asarray(vec, dtype=np.float32).tobytes()))
+                    db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
                     db.execute("COMMIT")
                 except BaseException:
                     db.execute("ROLLBACK")
+                    self._models = {}  # a rolled-back model number must not be reused
                     raise
                 return
             except sqlite3.DatabaseError as exc:
@@ -229,7 +295,7 @@ def _quick_check(path: Path) -> str:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
         try:
             row = db.execute("PRAGMA quick_check").fetchone()
-            db.execute("SELECT count(*) FROM embeddings").fetchone()
+            db.execute("SELECT count(*) FROM vectors").fetchone()
         finally:
             db.close()
     except (sqlite3.DatabaseError, OSError) as exc:
@@ -241,12 +307,33 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _vector(blob: object) -> list[float] | None:
-    """The stored vector, or None when the bytes cannot be one (damage)."""
-    if not isinstance(blob, bytes) or not blob or len(blob) % 4:
+_MIX = 0x9E3779B97F4A7C15  # odd: multiplying by it spreads small model numbers over 64 bits
+
+
+def _split_key(key: str, model: int) -> tuple[int, bytes] | None:
+    """A SHA-256 hex digest as (signed 64-bit row id, 24-byte check) for one model; None for anything else.
+
+    The row id mixes in the model's number, so each model's vector of a text has its own row.
+    """
+    try:
+        raw = bytes.fromhex(key)
+    except (TypeError, ValueError):
         return None
-    values = array("f", blob).tolist()
-    return values if math.isfinite(sum(values)) else None  # a NaN or inf anywhere makes the sum one
+    if len(raw) != 32:
+        return None
+    row_id = (int.from_bytes(raw[:8], "big") ^ (model * _MIX)) & 0xFFFFFFFFFFFFFFFF
+    return row_id - (1 << 64) if row_id >= 1 << 63 else row_id, raw[8:]
+
+
+def _vector(blob: object, dim: int = 0) -> "np.ndarray | None":
+    """The stored vector, or None when the bytes cannot be one (damage)."""
+    import numpy as np
+
+    if not isinstance(blob, bytes) or not blob or len(blob) % 4 or (dim and len(blob) != 4 * dim):
+        return None
+    values = np.frombuffer(blob, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        return values if np.isfinite(values.sum(dtype=np.float64)) else None  # a NaN or inf anywhere makes the sum one
 
 
 class CachedEmbedder:
@@ -270,23 +357,29 @@ class CachedEmbedder:
         return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        hashes = [text_hash(t) for t in texts]
-        found = self.cache.get_many(self.model_id, hashes) if self.cache else {}
-        if found and self.dim:
-            found = {key: vec for key, vec in found.items() if len(vec) == self.dim}  # damaged rows are misses
+        return self.embed_array(texts).tolist()
+
+    def embed_array(self, texts: Sequence[str], keys: Sequence[str] | None = None) -> "np.ndarray":
+        """float32 vectors, one row per text; ``keys`` are the texts' hashes when the caller has them."""
+        import numpy as np
+
+        hashes = list(keys) if keys is not None else [text_hash(t) for t in texts]
+        found = self.cache.get_many(self.model_id, hashes, self.dim) if self.cache else {}
         missing: dict[str, str] = {}
         for key, text in zip(hashes, texts):
             if key not in found and key not in missing:
                 missing[key] = text
         if missing:
             order = sorted(missing, key=lambda k: len(missing[k]))
-            vectors = self.inner.embed([missing[k] for k in order])
+            vectors = embed_array(self.inner, [missing[k] for k in order])
             self.embedded += len(order)
             fresh = dict(zip(order, vectors))
             if self.cache:
                 self.cache.put_many(self.model_id, fresh)
             found.update(fresh)
-        return [found[key] for key in hashes]
+        if not hashes:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[key] for key in hashes]).astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> list[float]:
         return self.inner.embed_query(text)

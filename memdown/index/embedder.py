@@ -18,6 +18,8 @@ from ..config import PACKAGED_MODEL
 from ..errors import ModelUnavailableError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..config import Config
 
 PACKAGED_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -158,13 +160,28 @@ class FastEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.embed_array(texts).tolist()
+
+    def embed_array(self, texts: Sequence[str]) -> "np.ndarray":
+        """float32 vectors as one (n, dim) array: no Python float per number."""
+        import numpy as np
+
         if not texts:
-            return []
+            return np.zeros((0, self.dim), dtype=np.float32)
         model = self._load()
-        return [v.tolist() for v in model.embed(list(texts), batch_size=self.batch_size)]
+        return np.stack(list(model.embed(list(texts), batch_size=self.batch_size))).astype(np.float32, copy=False)
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+
+def embed_array(embedder: Embedder, texts: Sequence[str]) -> "np.ndarray":
+    """Any Embedder's vectors as a float32 (n, dim) array (its own ``embed_array`` when it has one)."""
+    import numpy as np
+
+    direct = getattr(embedder, "embed_array", None)
+    vectors = direct(texts) if direct is not None else embedder.embed(texts)
+    return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
 def pull_model(model_name: str) -> Path:

@@ -9,11 +9,12 @@ the markdown, which indexing never modifies.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..config import Config
@@ -21,14 +22,25 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.table import ChunkTable, FileRecord, damage_reason
-from ..index.textprep import FTS_OPTIONS, fts_config_id, fts_text
+from ..index.records import FileRecord, chunk_key, read_records, row_key, rows_digest, stat_diff
+from ..index.rows import arrow_rows, chunk_rows
+from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
+from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
-from ..store.automemory import note_files
-from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
+from ..store.automemory import note_files, source_for
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
 
 ProgressCallback = Callable[[str, int, int], None]  # (stage, done, total)
 EMBED_BATCH = 128  # texts per progress step; the model batches inside
+# A full build streams: files are chunked, embedded and written this many
+# chunks at a time, so its memory does not grow with the memory's size.
+BUILD_BATCH = 4096
+# Chunks per table write in a full build (fewer, larger fragments).
+WRITE_ROWS = 65536
 # What LanceDB raises on damaged files (it has no exception classes of its own).
 _LANCE_ERRORS = (RuntimeError, OSError, ValueError)
 
@@ -145,18 +157,25 @@ class Indexer:
                     raise IndexUnavailableError(f"cannot write the index ({damage_reason(again)})") from None
         report.embedded = self.embedder.embedded - embedded_before
         report.chunks_total = sum(r.chunks for r in self.table.files.values())
+        self._maybe_start_vector_index(report.chunks_total)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
     def _pass(self, targets: Iterable[Path] | None, report: IndexReport, *, fresh: bool,
               progress: ProgressCallback | None) -> None:
         explicit = targets is not None and not fresh
-        files = self._resolve_targets(targets) if explicit else list(iter_markdown_files(self.root)) + note_files(self.root)
-        pending = self._collect(files, report, explicit=explicit, fresh=fresh)
-        if not explicit:
-            self._remove_deleted({source_of(self.root, f) for f in files}, report)
-        self._embed(pending, progress)
-        self._write(pending, report, bulk=fresh)
+        if explicit:
+            files = [(source_of(self.root, path), path) for path in self._resolve_targets(targets)]
+        else:
+            files = memory_files(self.root)
+        if fresh:
+            self._build(files, report, progress)
+        else:
+            pending = list(self._collect(files, report, explicit=explicit, fresh=fresh))
+            if not explicit:
+                self._remove_deleted({source for source, _path in files}, report)
+            self._embed(pending, progress)
+            self._write(pending, report)
         self.table.meta.last_indexed = time.time()  # type: ignore[union-attr]
         self.table.save_sidecars()
 
@@ -165,7 +184,7 @@ class Indexer:
         root = self.root.resolve()
         for target in targets:
             target = Path(target).resolve()
-            if not (target == root or root in target.parents):
+            if not (target == root or root in target.parents) and not _is_note(root, target):
                 raise InputFileError(f"{target} is outside the memory root {root}")
             if target.is_dir():
                 files.extend(iter_markdown_files(target) if target != root else iter_markdown_files(root))
@@ -177,23 +196,22 @@ class Indexer:
                 files.append(target)
         return files
 
-    def _collect(self, files: list[Path], report: IndexReport, *, explicit: bool, fresh: bool) -> list[_Pending]:
-        pending: list[_Pending] = []
+    def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
+                 fresh: bool) -> Iterator[_Pending]:
         options = chunk_options(self.config)
-        for path in files:
-            source = source_of(self.root, path)
+        for source, path in files:
             known = self.table.files.get(source)
             try:
-                stat = path.stat()
+                stat = os.stat(path)
             except FileNotFoundError:
                 if known is not None:
                     self._drop_source(source, report)
                 continue
-            if known and not fresh and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            if known and not fresh and known.same_stat(stat):
                 report.files_unchanged += 1
                 continue
             try:
-                mfile = read_memory_file(self.root, path, max_bytes=self.max_bytes)
+                mfile = read_memory_file(self.root, Path(path), max_bytes=self.max_bytes)
             except UnreadableFile as exc:
                 report.skipped.append({"source": source, "reason": str(exc)})
                 if known is not None:  # keep nothing stale for a file we can no longer read
@@ -207,9 +225,9 @@ class Indexer:
                 continue
             chunks = chunk_markdown(source, mfile.text, options)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
-            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks))
-            pending.append(_Pending(source, record, chunks, old_rows))
-        return pending
+            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
+                                rows=rows_digest(chunk_key(c) for c in chunks))
+            yield _Pending(source, record, chunks, old_rows)
 
     def _embed(self, pending: list[_Pending], progress: ProgressCallback | None) -> None:
         """Fill vectors: reuse unchanged rows, then cache, then the model."""
@@ -227,31 +245,68 @@ class Indexer:
         total = len(todo)
         for start in range(0, total, EMBED_BATCH):
             batch = todo[start : start + EMBED_BATCH]
-            for chunk, vector in zip(batch, self.embedder.embed([c.embed_text for c in batch])):
+            texts = [c.embed_text for c in batch]
+            for chunk, vector in zip(batch, self.embedder.embed_array(texts, [c.embed_hash for c in batch])):
                 chunk.vector = vector
             if progress:
                 progress("embedding", min(start + EMBED_BATCH, total), total)
 
-    def _write(self, pending: list[_Pending], report: IndexReport, *, bulk: bool) -> None:
-        if bulk:
-            rows = [_row(c) for item in pending for c in item.chunks]
-            for start in range(0, len(rows), 5000):
-                self.table.table.add(rows[start : start + 5000])
-            for item in pending:
-                self.table.files[item.source] = item.record
-                report.chunks_added += len(item.chunks)
-                report.files_indexed += 1
-            if rows:
-                self.table.ensure_indexes(FTS_OPTIONS)
-            self.table.save_sidecars()
-            return
+    def _build(self, files: list[tuple[str, str | Path]], report: IndexReport, progress: ProgressCallback | None) -> None:
+        """A full build in bounded memory: BUILD_BATCH chunks are chunked, embedded and
+        turned into Arrow columns at a time; the table is written every WRITE_ROWS rows."""
+        batch: list[_Pending] = []
+        ready: list[pa.Table] = []
+        chunks = ready_rows = 0
+        for done, item in enumerate(self._collect(files, report, explicit=False, fresh=True), start=1):
+            batch.append(item)
+            chunks += len(item.chunks)
+            if chunks >= BUILD_BATCH:
+                ready.append(self._arrow_batch(batch, report))
+                ready_rows += chunks
+                batch, chunks = [], 0
+                if ready_rows >= WRITE_ROWS:
+                    self._append(ready)
+                    ready, ready_rows = [], 0
+            if progress:
+                progress("indexing files", done, len(files))
+        if batch:
+            ready.append(self._arrow_batch(batch, report))
+        self._append(ready)
+        if self.table.files:
+            self.table.ensure_indexes(FTS_OPTIONS)
+        self.table.save_sidecars()
+
+    def _arrow_batch(self, batch: list[_Pending], report: IndexReport) -> "pa.Table":
+        chunks = [c for item in batch for c in item.chunks]
+        # Shortest first inside the batch: similar lengths share a model batch (less padding).
+        order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].embed_text))
+        vectors = self.embedder.embed_array([chunks[i].embed_text for i in order],
+                                            [chunks[i].embed_hash for i in order])
+        if len(chunks):
+            vectors = vectors[_inverse(order)]
+        for item in batch:
+            self.table.files[item.source] = item.record
+            report.chunks_added += len(item.chunks)
+            report.files_indexed += 1
+        return arrow_rows(chunks, vectors, self.table.meta.dim)  # type: ignore[union-attr]
+
+    def _append(self, ready: list["pa.Table"]) -> None:
+        if ready and any(b.num_rows for b in ready):
+            import pyarrow as pa
+
+            self.table.table.add(pa.concat_tables(ready))
+
+    def _write(self, pending: list[_Pending], report: IndexReport) -> None:
         for item in pending:
             new_ids = {c.id for c in item.chunks}
-            unchanged = set(item.old_rows) == new_ids and all(
-                _same_row(item.old_rows[c.id], c) for c in item.chunks
-            )
-            if not unchanged:
-                self.table.replace_source(item.source, [_row(c) for c in item.chunks])
+            kept = {c.id for c in item.chunks if c.id in item.old_rows and row_key(item.old_rows[c.id]) == chunk_key(c)}
+            drop = set(item.old_rows) - kept
+            if drop or len(kept) < len(new_ids):
+                dim = self.table.meta.dim  # type: ignore[union-attr]
+                if len(drop) > MAX_ID_FILTER:
+                    self.table.replace_source(item.source, chunk_rows(item.chunks, dim))
+                else:  # only what changed: an appended section writes just its own chunks
+                    self.table.update_source(item.source, drop, chunk_rows([c for c in item.chunks if c.id not in kept], dim))
                 self.table.meta.merges_since_optimize += 1  # type: ignore[union-attr]
             report.chunks_added += len(new_ids - set(item.old_rows))
             report.chunks_removed += len(set(item.old_rows) - new_ids)
@@ -259,6 +314,14 @@ class Indexer:
             self.table.files[item.source] = item.record
             self.table.save_sidecars()  # after every file: a crash loses at most one file's bookkeeping
         self._maybe_optimize()
+
+    def _maybe_start_vector_index(self, rows: int) -> None:
+        """Past ``index.ann_min_rows`` chunks, have the ANN index built in the background."""
+        from .vector_index import ann_due, start_background_build
+
+        min_rows = self.config["index.ann_min_rows"]
+        if rows >= min_rows > 0 and ann_due(self.table, min_rows):
+            start_background_build(self.root)
 
     def _maybe_optimize(self) -> None:
         meta = self.table.meta
@@ -280,60 +343,38 @@ class Indexer:
         self.table.save_sidecars()
 
 
-def _row(chunk: Chunk) -> dict[str, Any]:
-    return {
-        "id": chunk.id,
-        "source": chunk.source,
-        "kind": chunk.kind,
-        "heading": chunk.heading,
-        "start_line": chunk.start_line,
-        "end_line": chunk.end_line,
-        "section_start": chunk.section_start,
-        "section_end": chunk.section_end,
-        "date": chunk.date,
-        "session": chunk.session,
-        "turn": chunk.turn,
-        "transcript": chunk.transcript,
-        "text": chunk.text,
-        "fts_text": fts_text(chunk.heading, chunk.text, chunk.date),
-        "embed_hash": chunk.embed_hash,
-        "vector": list(chunk.vector or []),
-    }
+def _inverse(order: list[int]) -> list[int]:
+    """The permutation that undoes ``order`` (row i of the result is item i of the input)."""
+    inverse = [0] * len(order)
+    for position, index in enumerate(order):
+        inverse[index] = position
+    return inverse
 
 
-def _same_row(old: dict[str, Any], chunk: Chunk) -> bool:
-    return (
-        old.get("embed_hash") == chunk.embed_hash
-        and old.get("start_line") == chunk.start_line
-        and old.get("end_line") == chunk.end_line
-        and old.get("section_start") == chunk.section_start
-        and old.get("section_end") == chunk.section_end
-        and (old.get("session"), old.get("turn"), old.get("transcript"))
-        == (chunk.session, chunk.turn, chunk.transcript)
-    )
+def _is_note(root: Path, path: Path) -> bool:
+    """A note of Claude Code's auto memory for this project (indexed although outside the root)."""
+    try:
+        source_for(root, path)
+    except ValueError:
+        return False
+    return True
+
+
+def memory_files(root: Path) -> list[tuple[str, str | Path]]:
+    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory.
+
+    Sources come from the walk itself; only a symlinked file pays for
+    resolving (this runs before every in-process search).
+    """
+    out: list[tuple[str, str | Path]] = [
+        (source_of(root, Path(path)) if link else rel, path) for path, rel, link in walk_markdown(root)
+    ]
+    return out + [(source_of(root, path), path) for path in note_files(root)]
 
 
 def changed_sources(root: Path) -> bool:
     """Cheap check (stat only) whether any markdown differs from the index's record."""
-    table = ChunkTable(paths.index_dir(root))
-    try:
-        import json
-
-        files = json.loads(table.files_path.read_text())
-    except (OSError, ValueError):
-        return True
-    if not isinstance(files, dict) or not all(isinstance(rec, dict) for rec in files.values()):
-        return True  # damaged: opening the index finds out and rebuilds
-    seen = 0
-    for path in [*iter_markdown_files(root), *note_files(root)]:
-        seen += 1
-        rec = files.get(source_of(root, path))
-        if rec is None:
-            return True
-        try:
-            st = path.stat()
-        except OSError:
-            return True
-        if st.st_size != rec.get("size") or st.st_mtime_ns != rec.get("mtime_ns"):
-            return True
-    return seen != len(files)
+    records = read_records(paths.index_dir(root))
+    if records is None:
+        return True  # no index, or damaged: opening it finds out and rebuilds
+    return not stat_diff(records, memory_files(root)).clean

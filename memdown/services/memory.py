@@ -165,6 +165,8 @@ class Memory:
     def _options(self, **kw: Any) -> SearchOptions:
         return SearchOptions(
             k=kw["k"] if kw.get("k") is not None else self.config["search.k"],  # -k 0 is an error, not "default"
+            window_chars=self.config["search.window_chars"],
+            today=kw.get("today"),
             kind=kw.get("kind"),
             since=kw.get("since"),
             until=kw.get("until"),
@@ -175,13 +177,14 @@ class Memory:
 
     def search(self, query: str, *, k: int | None = None, kind: str | None = None, since: str | None = None,
                until: str | None = None, source: str | None = None, mode: str | None = None,
-               refresh: bool = True) -> list[Hit]:
-        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
+               refresh: bool = True, today: str | None = None) -> list[Hit]:
+        """``today`` (YYYY-MM-DD) is what relative dates in the query count from; None = the clock."""
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
         if options.mode != "text":
             self.embedder.load()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
-        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options))
+        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
 
     def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
                         since: str | None = None, until: str | None = None, source: str | None = None,
@@ -197,8 +200,11 @@ class Memory:
         return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
 
     def stats(self) -> dict[str, Any]:
+        from .status import memory_status
+
         paths.require_root(self.root)
-        out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"]}
+        out: dict[str, Any] = {"root": str(self.root), "model": self.config["embedding.model"],
+                               **memory_status(self.root, self.config)}
         try:
             self.table.open(verify_count=False)
             meta = self.table.meta

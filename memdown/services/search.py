@@ -6,11 +6,15 @@ import datetime
 import fnmatch
 import re
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
+from . import windows as windows_mod
+from .timeframe import find_range
+from .windows import Window, WindowOptions, rank_windows
 
 MODES = ("hybrid", "vector", "text")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -25,6 +29,10 @@ class SearchOptions:
     source: str | None = None  # a glob over paths relative to the memory root
     mode: str = "hybrid"
     candidate_depth: int = 10
+    # Windows (services/windows.py): the size budget of one window; window_chars = 0 returns the
+    # matched units alone, one per section.
+    window_chars: int = windows_mod.MAX_CHARS
+    today: str | None = None  # what "last week" counts from (YYYY-MM-DD); None = the clock
 
     def validate(self) -> None:
         if self.k < 1 or self.k > 1000:
@@ -33,7 +41,7 @@ class SearchOptions:
             raise UsageError(f"unknown mode {self.mode!r} (choose from {', '.join(MODES)})")
         if self.kind is not None and self.kind not in KINDS:
             raise UsageError(f"unknown kind {self.kind!r} (choose from {', '.join(KINDS)})")
-        for name in ("since", "until"):
+        for name in ("since", "until", "today"):
             value = getattr(self, name)
             if value is not None and not _valid_date(value):
                 raise UsageError(f"--{name} takes a date as YYYY-MM-DD, not {value!r}")
@@ -66,6 +74,8 @@ class Hit:
     text: str
     section_start: int = 0
     section_end: int = 0
+    window: Window | None = None  # what the agent reads for this hit (the unit above sits inside it)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -104,6 +114,10 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
     return " AND ".join(clauses) or None
 
 
+def _today(value: str | None) -> datetime.date | None:
+    return datetime.date.fromisoformat(value) if value else None
+
+
 def _to_hit(row: dict[str, Any], mode: str) -> Hit:
     if mode == "hybrid":
         score = float(row.get("_relevance_score", 0.0))
@@ -118,8 +132,9 @@ def _to_hit(row: dict[str, Any], mode: str) -> Hit:
     )
 
 
-def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions) -> list[Hit]:
-    """Run one query against an open table."""
+def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions,
+                 root: Path | None = None) -> list[Hit]:
+    """Run one query against an open table; with ``root`` (the memory root), hits carry windows."""
     query = query.strip()
     if not query:
         raise UsageError("the search query is empty")
@@ -129,26 +144,47 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         return []
     # A long section can yield several chunks; fetch a little extra so that
     # collapsing them still leaves k distinct sections.
+    windows = root is not None and options.window_chars > 0
     fetch = max(options.k + options.k // 2, options.candidate_depth)
+    if windows:
+        fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
-    if options.mode == "text":
-        builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
-    elif options.mode == "vector":
-        builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+    section_scores = None
+    if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
+        vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
+            tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine"))
+        text = tbl.search(query, query_type="fts", fts_columns="fts_text")
+        hits, section_scores = windows_mod.fuse_sections(
+            [[_to_hit(r, mode) for r in _rows(b, where, fetch)] for b, mode in ((vector, "vector"), (text, "text"))])
     else:
-        from lancedb.rerankers import RRFReranker
+        if options.mode == "text":
+            builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
+        elif options.mode == "vector":
+            builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+        else:
+            from lancedb.rerankers import RRFReranker
 
-        builder = (
-            tbl.search(query_type="hybrid", fts_columns="fts_text")
-            .vector(embedder.embed_query(query))
-            .text(query)
-            .distance_type("cosine")
-            .rerank(RRFReranker())
-        )
+            builder = (
+                tbl.search(query_type="hybrid", fts_columns="fts_text")
+                .vector(embedder.embed_query(query))
+                .text(query)
+                .distance_type("cosine")
+                .rerank(RRFReranker())
+            )
+        if options.mode != "text":
+            builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
+        hits = [_to_hit(r, options.mode) for r in _rows(builder, where, fetch)]
+    if windows:
+        dates = find_range(query, _today(options.today))
+        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
+                            section_scores)
+    return collapse_sections(hits)[: options.k]
+
+
+def _rows(builder, where: str | None, limit: int) -> list[dict[str, Any]]:
     if where:
         builder = builder.where(where, prefilter=True)
-    rows = builder.select(RESULT_COLUMNS).limit(fetch).to_list()
-    return collapse_sections([_to_hit(r, options.mode) for r in rows])[: options.k]
+    return builder.select(RESULT_COLUMNS).limit(limit).to_list()
 
 
 def collapse_sections(hits: list[Hit]) -> list[Hit]:

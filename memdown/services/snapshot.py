@@ -28,7 +28,7 @@ import shutil
 import tarfile
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,18 +62,14 @@ class SnapshotInfo:
     created: float
     bytes: int = 0
     replaced: bool = False
-    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _members(folder: Path) -> dict[str, dict[str, Any]]:
@@ -105,7 +101,8 @@ def export_snapshot(root: Path, dest: Path, embedder: Embedder, config: Config) 
         assert meta is not None
         if meta.model_id != embedder.model_id or meta.fts_config != index_identity(embedder, config):
             raise IndexUnavailableError("the index was built with other settings than the config's; run `memdown index` first")
-        with tempfile.TemporaryDirectory(prefix=".snapshot-", dir=dest.parent if dest.parent.exists() else None) as tmp:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".snapshot-", dir=dest.parent) as tmp:  # same file system: rename
             stage = Path(tmp) / INDEX_FOLDER
             copy = ChunkTable(stage)
             copy.create(meta.model_id, meta.dim, meta.fts_config)
@@ -139,8 +136,7 @@ def export_snapshot(root: Path, dest: Path, embedder: Embedder, config: Config) 
                 tar.add(stage, arcname=INDEX_FOLDER)
             with open(partial, "rb+") as handle:
                 os.fsync(handle.fileno())
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(partial), str(dest))
+            os.replace(partial, dest)
     return SnapshotInfo(path=str(dest), model_id=meta.model_id, dim=meta.dim, identity=meta.fts_config, rows=rows,
                         files=len(source.files), created=manifest["created"], bytes=dest.stat().st_size)
 
@@ -250,11 +246,31 @@ def import_snapshot(root: Path, src: Path, embedder: Embedder, config: Config) -
                     or staged.count() != manifest["rows"] \
                     or {s: r.sha256 for s, r in staged.files.items()} != {s: f.get("sha256") for s, f in manifest["files"].items()}:
                 raise SnapshotError("snapshot is corrupt: its index does not match its manifest")
+            _adopt_local_times(root, staged)
             staged.save_sidecars()  # record this machine's file times for the table-file check
             replaced = _swap_in(folder, index_dir)
     return SnapshotInfo(path=str(src), model_id=manifest["model_id"], dim=manifest["dim"],
                         identity=manifest["identity"], rows=manifest["rows"], files=len(manifest["files"]),
                         created=float(manifest.get("created") or 0), bytes=src.stat().st_size, replaced=replaced)
+
+
+def _adopt_local_times(root: Path, table: ChunkTable) -> None:
+    """A local file whose bytes equal the snapshot's record takes the local size and mtime.
+
+    The indexer does the same when a file's sha256 matches; doing it here means
+    the next ``memdown index`` sees those files unchanged by stat alone (no
+    LanceDB, no model) instead of hashing them all behind a model load.
+    """
+    for source, record in table.files.items():
+        path = root / source
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+            st = path.stat()
+            if st.st_size == record.size and _sha256(path) == record.sha256:
+                record.size, record.mtime_ns = st.st_size, st.st_mtime_ns
+        except OSError:
+            continue
 
 
 def _forget_file_times(folder: Path) -> None:

@@ -18,6 +18,12 @@ The markdown is the truth and is only ever read. Checked:
   read back without any error, so only this comparison notices;
 - the embedding cache (an SQLite integrity check; it is only a cache).
 
+A file whose bytes (sha256) are those recorded in ``files.json`` is not
+re-chunked: with the same model and settings it produces the rows it did when
+indexed, so the digest of its rows in the table must equal the fingerprint
+recorded then (``FileRecord.rows``). Only changed files, and records without a
+fingerprint, are chunked again.
+
 Repair rebuilds the whole index when it is missing, unreadable or built with
 another model or settings, and otherwise re-indexes only the affected files
 (vectors come from the rows or the embedding cache, so little is re-embedded).
@@ -25,6 +31,7 @@ another model or settings, and otherwise re-indexes only the affected files
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,19 +40,16 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
-from ..index.table import ChunkTable, FileRecord, damage_reason
+from ..index.records import ROW_FIELDS, FileRecord, chunk_key, read_records, row_key, rows_digest
+from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
-from ..store.automemory import note_files
-from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
-from .indexing import chunk_options, index_identity
+from ..store.reader import UnreadableFile, read_memory_file
+from .indexing import chunk_options, index_identity, memory_files
 from .job_status import verify_lines as capture_status
 
 if TYPE_CHECKING:
     from .memory import Memory
 
-# Row fields that must match what the markdown produces now (as the indexer's _same_row).
-_ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
-               "session", "turn", "transcript", "text")
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
                  "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
 
@@ -89,34 +93,46 @@ class VerifyReport:
 class _Expected:
     path: Path
     sha256: str
-    rows: dict[str, tuple]  # id -> comparable fields
+    rows: dict[str, tuple] | None  # id -> comparable fields; None: the record's fingerprint stands in
+    fingerprint: str = ""  # rows_digest the table's rows must have (when rows is None)
+    count: int = 0
 
 
-def _comparable(row: dict[str, Any]) -> tuple:
-    return tuple(row.get(name) or (0 if name.endswith(("_line", "_start", "_end")) else "") for name in _ROW_FIELDS)
+def _fingerprints(mem: "Memory") -> dict[str, FileRecord]:
+    """Records whose row fingerprint can stand in for re-chunking: same model and settings only."""
+    index_dir = paths.index_dir(mem.root)
+    try:
+        meta = IndexMeta.from_json(json.loads((index_dir / "meta.json").read_text()))
+    except (OSError, ValueError, TypeError):
+        return {}
+    if meta.model_id != mem.embedder.model_id or meta.fts_config != index_identity(mem.embedder, mem.config):
+        return {}
+    return {source: rec for source, rec in (read_records(index_dir) or {}).items() if rec.rows}
 
 
 def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
+    """What each file must have in the index: its chunks, or (content unchanged) its recorded fingerprint."""
     options = chunk_options(mem.config)
     max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
+    known = _fingerprints(mem)
     expected: dict[str, _Expected] = {}
-    for path in [*iter_markdown_files(mem.root), *note_files(mem.root)]:  # + Claude Code's auto memory
+    for source, path in memory_files(mem.root):  # + Claude Code's auto memory
         report.markdown_files += 1
-        source = source_of(mem.root, path)
         try:
-            mfile = read_memory_file(mem.root, path, max_bytes=max_bytes)
+            mfile = read_memory_file(mem.root, Path(path), max_bytes=max_bytes)
         except UnreadableFile as exc:
             report.unreadable_markdown.append({"source": source, "reason": str(exc)})
             continue
+        sha256 = hashlib.sha256(mfile.raw_bytes).hexdigest()
+        rec = known.get(source)
+        if rec is not None and rec.sha256 == sha256:
+            # The same bytes, model and settings chunk to the rows fingerprinted when indexed.
+            expected[source] = _Expected(Path(path), sha256, None, rec.rows, rec.chunks)
+            report.chunks_expected += rec.chunks
+            continue
         chunks = chunk_markdown(source, mfile.text, options)
-        rows = {}
-        for c in chunks:
-            rows[c.id] = _comparable({
-                "id": c.id, "start_line": c.start_line, "end_line": c.end_line, "section_start": c.section_start,
-                "section_end": c.section_end, "embed_hash": c.embed_hash, "session": c.session, "turn": c.turn,
-                "transcript": c.transcript, "text": c.text,
-            })
-        expected[source] = _Expected(path, hashlib.sha256(mfile.raw_bytes).hexdigest(), rows)
+        rows = {c.id: chunk_key(c) for c in chunks}
+        expected[source] = _Expected(Path(path), sha256, rows)
         report.chunks_expected += len(rows)
     return expected
 
@@ -127,15 +143,15 @@ def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[st
     seen = 0
     try:
         reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(4096)
-        for batch in reader:
-            data = batch.to_pydict()
+        for batch in reader:  # every column is read (damage fails here); only these become Python values
+            data = {name: batch.column(name).to_pylist() for name in (*ROW_FIELDS, "source")}
             report.bad_vectors += _implausible_vectors(batch, data["embed_hash"], cached)
             for i in range(batch.num_rows):
-                row = {name: data[name][i] for name in _ROW_FIELDS}
+                row = {name: data[name][i] for name in ROW_FIELDS}
                 rows = by_source.setdefault(data["source"][i], {})
                 if row["id"] in rows:
                     report.duplicate_rows += 1
-                rows[row["id"]] = _comparable(row)
+                rows[row["id"]] = row_key(row)
                 seen += 1
         counted = table.count()
         if counted != seen:
@@ -165,10 +181,13 @@ def _implausible_vectors(batch, hashes: list[str], cached) -> int:
         norms = np.einsum("ij,ij->i", vectors, vectors)
     bad = ~np.isfinite(norms)
     known = cached(hashes) if cached else {}
-    for i, key in enumerate(hashes):
-        vec = known.get(key)
-        if not bad[i] and vec is not None and len(vec) == dim:
-            bad[i] = not np.allclose(vectors[i], vec, atol=1e-4)
+    rows = [i for i, key in enumerate(hashes)
+            if not bad[i] and known.get(key) is not None and len(known[key]) == dim]  # lists or arrays
+    if rows:  # np.allclose(row, cached, atol=1e-4) for all rows at once
+        expected = np.asarray([known[hashes[i]] for i in rows], dtype=np.float64)
+        with np.errstate(all="ignore"):
+            close = (np.abs(vectors[rows] - expected) <= 1e-4 + 1e-5 * np.abs(expected)).all(axis=1)
+        bad[np.asarray(rows)[~close]] = True
     return int(bad.sum())
 
 
@@ -237,9 +256,13 @@ def _compare(table: ChunkTable, expected: dict[str, _Expected], actual: dict[str
     for source, exp in sorted(expected.items()):
         rows = actual.get(source, {})
         rec = records.get(source)
+        if exp.rows is None:
+            same = len(rows) == exp.count and rows_digest(rows.values()) == exp.fingerprint
+        else:
+            same = rows == exp.rows
         if rec is None and not rows:
             report.not_indexed.append(source)
-        elif rows != exp.rows or rec is None or rec.sha256 != exp.sha256 or rec.chunks != len(rows):
+        elif not same or rec is None or rec.sha256 != exp.sha256 or rec.chunks != len(rows):
             report.outdated.append(source)
     unreadable = {u["source"] for u in report.unreadable_markdown}
     for source in sorted((set(actual) | set(records)) - set(expected)):

@@ -26,17 +26,40 @@ class UnreadableFile(Exception):
 
 def iter_markdown_files(root: Path) -> Iterator[Path]:
     """Every ``*.md`` under ``root`` except machine-local folders and hidden ones."""
-    root = Path(root)
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel = Path(dirpath).relative_to(root)
-        if rel.parts and rel.parts[0] in EXCLUDED_DIRS:
-            dirnames[:] = []
+    for path, _rel, _link in walk_markdown(root):
+        yield Path(path)
+
+
+def walk_markdown(root: Path) -> Iterator[tuple[str, str, bool]]:
+    """``(path, path relative to root with "/", is a symlink)`` for each file of :func:`iter_markdown_files`.
+
+    Plain strings from ``os.scandir`` (no Path objects, no extra stat): the
+    freshness check before every search walks this. Folders sorted, files
+    before sub-folders, symlinked folders not entered (as ``os.walk``).
+    """
+    yield from _walk(str(root), "")
+
+
+def _walk(folder: str, rel: str) -> Iterator[tuple[str, str, bool]]:
+    try:
+        with os.scandir(folder) as scan:
+            entries = list(scan)
+    except OSError:
+        return
+    files, dirs = [], []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        (dirs if is_dir else files).append(entry)
+    for entry in sorted(files, key=lambda e: e.name):
+        if entry.name.endswith(".md") and not entry.name.startswith("."):
+            yield entry.path, rel + entry.name, entry.is_symlink()
+    for entry in sorted(dirs, key=lambda e: e.name):
+        if entry.name.startswith(".") or (not rel and entry.name in EXCLUDED_DIRS) or entry.is_symlink():
             continue
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not (
-            not rel.parts and d in EXCLUDED_DIRS))
-        for name in sorted(filenames):
-            if name.endswith(".md") and not name.startswith("."):
-                yield Path(dirpath) / name
+        yield from _walk(entry.path, f"{rel}{entry.name}/")
 
 
 def source_of(root: Path, path: Path) -> str:

