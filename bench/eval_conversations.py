@@ -352,9 +352,11 @@ def latency(questions: list[dict], rounds: int = 3) -> dict[str, float]:
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for name, run_one in variants.items():  # warm-up
         run_one(questions[0]["question"])
+    names = list(variants)
     for _ in range(rounds):
-        for q in questions:
-            for name, run_one in variants.items():
+        for i, q in enumerate(questions):
+            for name in names[i % len(names):] + names[: i % len(names)]:  # rotate: the first query of a
+                run_one = variants[name]  # new text pays a cold cost, and no variant should always pay it
                 t0 = time.perf_counter()
                 run_one(q["question"])
                 samples[name].append(time.perf_counter() - t0)

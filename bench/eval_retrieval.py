@@ -45,7 +45,8 @@ def build_memory(overrides: dict[str, str]) -> Memory:
     for key, raw in overrides.items():
         section, name = key.split(".", 1)
         config.values[section][name] = coerce(key, raw)
-    ident = hashlib.sha1(json.dumps(sorted(overrides.items())).encode()).hexdigest()[:10]
+    built = sorted((k, v) for k, v in overrides.items() if not k.startswith("search."))  # search.* share one index
+    ident = hashlib.sha1(json.dumps(built).encode()).hexdigest()[:10]
     root = WORK / f"retrieval-{ident}" / ".memdown"
     corpus = DATA / "corpus"
     target = root / "memory"
@@ -69,14 +70,27 @@ def hit_key(hit) -> tuple[str, str]:
     return (hit.source.rsplit("/", 1)[-1], hit.heading.split(" > ")[-1].strip())
 
 
+def hit_keys(hit) -> list[tuple[str, str]]:
+    """Every entry a hit shows: its window's sections (their heading lines), or the unit's own."""
+    if hit.window is None or hit.window.stale:
+        return [hit_key(hit)]
+    file = hit.source.rsplit("/", 1)[-1]
+    heads = [line.lstrip("#").strip() for line in hit.window.text.splitlines() if line.startswith("#")]
+    return [(file, h) for h in heads] or [hit_key(hit)]
+
+
+def shown(hit) -> str:
+    return hit.window.text if hit.window is not None else hit.text
+
+
 def within_budget(hits, budget: int):
     """The leading hits whose text fits in ``budget`` characters (equal-context comparison)."""
     kept, used = [], 0
     for hit in hits:
-        if used + len(hit.text) > budget and kept:
+        if used + len(shown(hit)) > budget and kept:
             break
         kept.append(hit)
-        used += len(hit.text)
+        used += len(shown(hit))
     return kept
 
 
@@ -90,12 +104,12 @@ def evaluate(mem: Memory, queries: list[dict], mode: str, k: int = 10, budget: i
         latencies.append(time.perf_counter() - started)
         if budget:
             hits = within_budget(hits, budget)
-        keys = [hit_key(h) for h in hits]
-        found5 = len(gold & set(keys[:5])) / len(gold)
+        keys = [hit_keys(h) for h in hits]  # per hit, every entry it shows
         top = len(keys) if budget else 10
-        found10 = len(gold & set(keys[:top])) / len(gold)
-        rr = next((1.0 / (i + 1) for i, key in enumerate(keys[:top]) if key in gold), 0.0)
-        chars = sum(len(h.text) for h in hits[:top])
+        found5 = len(gold & {key for ks in keys[:5] for key in ks}) / len(gold)
+        found10 = len(gold & {key for ks in keys[:top] for key in ks}) / len(gold)
+        rr = next((1.0 / (i + 1) for i, ks in enumerate(keys[:top]) if gold & set(ks)), 0.0)
+        chars = sum(len(shown(h)) for h in hits[:top])
         row = {"r5": found5, "r10": found10, "mrr": rr, "chars": chars}
         per_type[q["type"]].append(row)
         per_type["ALL"].append(row)

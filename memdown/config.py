@@ -147,7 +147,7 @@ class Config:
         return isinstance(other, Config) and (self.values, self.sources) == (other.values, other.sources)
 
     def get(self, dotted: str) -> Any:
-        section, key = _split_key(dotted)
+        section, key = _split_key(canonical_key(dotted, "asked for by that name"))
         return self.values[section][key]
 
     def __getitem__(self, dotted: str) -> Any:

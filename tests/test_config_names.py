@@ -44,6 +44,12 @@ def test_old_environment_names_still_work(memory_root: Path, monkeypatch):
     assert load_config(memory_root)["mining.enabled"] is True
 
 
+def test_config_get_by_an_old_name_answers_with_a_notice(memory_root: Path, capsys):
+    config_module._noticed.clear()
+    assert load_config(memory_root).get("search.fusion_depth") == 10
+    assert "search.fusion_depth is now search.candidate_depth" in capsys.readouterr().err
+
+
 def test_config_set_with_an_old_name_writes_the_new_one(memory_root: Path):
     memory_root.mkdir(parents=True)
     _write(memory_root / "config.toml", "[capture]\nenabled = false\n")

@@ -104,3 +104,19 @@ def test_verify_checks_unchanged_files_by_fingerprint(memory_root: Path, fake_em
     (memory_root / "memory" / "2026-04-04.md").write_text(day(4, "alpha caches changed"))
     report = verify(Memory.open(memory_root, embedder=fake_embedder))
     assert chunked == ["memory/2026-04-04.md"] and set(report.outdated) == {"memory/2026-04-04.md", "memory/2026-04-05.md"}
+
+
+def test_rows_without_vectors_are_found_by_text_in_hybrid_search(memory_root: Path, fake_embedder) -> None:
+    """A row whose vector is missing (not yet embedded) is still found: hybrid degrades to text for it."""
+    (memory_root / "memory").mkdir(parents=True)
+    (memory_root / "memory" / "2026-04-06.md").write_text(day(6, "alpha caches warm up", "beta queue retries"))
+    (memory_root / "memory" / "2026-04-07.md").write_text(day(7, "okapi deploy retried"))
+    mem = Memory.open(memory_root, embedder=fake_embedder)
+    mem.index()
+    mem.table.table.update(where="text LIKE '%okapi%'", values_sql={"vector": "NULL"})
+    assert mem.table.table.count_rows("vector IS NULL") == 1
+    hits = Memory.open(memory_root, embedder=fake_embedder).search("okapi deploy", k=3, refresh=False)
+    assert any("okapi" in h.text for h in hits)
+    vector_only = Memory.open(memory_root, embedder=fake_embedder).search("okapi deploy", k=3, mode="vector",
+                                                                          refresh=False)
+    assert all("okapi" not in h.text for h in vector_only)  # no vector, no vector hit: and no crash

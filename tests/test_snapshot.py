@@ -14,6 +14,8 @@ from conftest import FakeEmbedder, run_memdown
 from memdown import paths
 from memdown.api import Memory
 from memdown.errors import SnapshotError, SnapshotMismatchError
+from memdown.services.indexing import index_identity
+from memdown.services.quickcheck import report_if_current
 
 
 class OtherModel(FakeEmbedder):
@@ -63,6 +65,8 @@ def test_import_then_index_embeds_nothing_and_answers_like_the_source(team):
     clone = Memory.open(clone_root, embedder=counting)
     imported = clone.import_snapshot(snap)
     assert imported.rows == info.rows and not imported.replaced
+    # the clone's files are byte-equal to the snapshot's: the next index is a no-op by stat alone
+    assert report_if_current(clone_root, counting.model_id, index_identity(clone.embedder, clone.config)) is not None
     report = clone.index()
     assert not report.rebuilt
     assert counting.embedded_count == 0, counting.calls

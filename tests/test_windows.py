@@ -210,3 +210,21 @@ def test_the_skill_no_longer_expands_by_default() -> None:
     body = (Path(__file__).resolve().parents[1] / "skills" / "memory-recall" / "SKILL.md").read_text()
     assert "Do not `memdown expand` a hit whose window answers" in body
     assert "Expand** the promising hits" not in body
+
+
+def test_a_neighbour_that_would_pass_the_budget_is_left_out(mem: Memory) -> None:
+    mem.config.values["search"]["window_chars"] = 300  # one turn of sess-q fits, two do not
+    first = mem.search("task queue reminders", mode="text", k=3)[0]
+    assert first.window.sections == 1 and not first.window.clipped and len(first.window.text) <= 300
+    assert first.window.text.count("###") == 1
+
+
+def test_adjacent_turns_of_two_sessions_without_a_heading_between_stay_apart(memory_root: Path) -> None:
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    paths.daily_file(memory_root, "2026-05-05").write_text(
+        "# 2026-05-05\n\n### 10:00\n<!-- session:s-one turn:t-a -->\n- Kafka consumer lag alarm tuned.\n\n"
+        "### 10:05\n<!-- session:s-two turn:t-b -->\n- Kafka consumer group renamed for the billing team.\n")
+    m.index()
+    hits = m.search("kafka consumer", mode="text", k=2)
+    assert len(hits) == 2 and all(h.window.sections == 1 for h in hits)

@@ -246,11 +246,31 @@ def import_snapshot(root: Path, src: Path, embedder: Embedder, config: Config) -
                     or staged.count() != manifest["rows"] \
                     or {s: r.sha256 for s, r in staged.files.items()} != {s: f.get("sha256") for s, f in manifest["files"].items()}:
                 raise SnapshotError("snapshot is corrupt: its index does not match its manifest")
+            _adopt_local_times(root, staged)
             staged.save_sidecars()  # record this machine's file times for the table-file check
             replaced = _swap_in(folder, index_dir)
     return SnapshotInfo(path=str(src), model_id=manifest["model_id"], dim=manifest["dim"],
                         identity=manifest["identity"], rows=manifest["rows"], files=len(manifest["files"]),
                         created=float(manifest.get("created") or 0), bytes=src.stat().st_size, replaced=replaced)
+
+
+def _adopt_local_times(root: Path, table: ChunkTable) -> None:
+    """A local file whose bytes equal the snapshot's record takes the local size and mtime.
+
+    The indexer does the same when a file's sha256 matches; doing it here means
+    the next ``memdown index`` sees those files unchanged by stat alone (no
+    LanceDB, no model) instead of hashing them all behind a model load.
+    """
+    for source, record in table.files.items():
+        path = root / source
+        try:
+            if path.is_symlink() or not path.is_file():
+                continue
+            st = path.stat()
+            if st.st_size == record.size and _sha256(path) == record.sha256:
+                record.size, record.mtime_ns = st.st_size, st.st_mtime_ns
+        except OSError:
+            continue
 
 
 def _forget_file_times(folder: Path) -> None:

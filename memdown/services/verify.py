@@ -181,7 +181,8 @@ def _implausible_vectors(batch, hashes: list[str], cached) -> int:
         norms = np.einsum("ij,ij->i", vectors, vectors)
     bad = ~np.isfinite(norms)
     known = cached(hashes) if cached else {}
-    rows = [i for i, key in enumerate(hashes) if not bad[i] and key in known and len(known[key]) == dim]
+    rows = [i for i, key in enumerate(hashes)
+            if not bad[i] and known.get(key) is not None and len(known[key]) == dim]  # lists or arrays
     if rows:  # np.allclose(row, cached, atol=1e-4) for all rows at once
         expected = np.asarray([known[hashes[i]] for i in rows], dtype=np.float64)
         with np.errstate(all="ignore"):
