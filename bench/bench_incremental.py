@@ -6,8 +6,8 @@
 The memory is synthetic: ``--files`` daily logs (default 730, two years) of
 sessions with short bullet notes drawn from a fixed vocabulary, sized to
 about ``--chunks`` chunks. Vectors come from a documented stand-in embedder
-(:class:`HashedBagOfWords`: each word hashed with crc32 into 384 signed
-buckets, L2-normalised), because the packaged model embeds ~30 chunks/s here
+(``HashedBagOfWords`` from ``bench_scale.py``, the one stand-in both
+scale benchmarks share), because the packaged model embeds ~30 chunks/s here
 and a million chunks would take hours; every measured path here is
 independent of what the vectors hold. The stand-in has its own model id, so
 its index never mixes with a real one. Timings are in process (the library
@@ -23,9 +23,9 @@ import statistics
 import sys
 import tempfile
 import time
-import zlib
-from collections.abc import Sequence
 from pathlib import Path
+
+from bench_scale import HashedBagOfWords  # bench/ is on sys.path when run as a script
 
 WORDS = (
     "cache redis ttl queue retry worker index chunk vector search hybrid fusion daemon watcher socket hook "
@@ -35,28 +35,6 @@ WORDS = (
     "deploy release tag branch merge rebase conflict test fixture mutation benchmark figure latency median "
     "billing webhook outbox stripe payment invoice customer account login token secret redact fence label"
 ).split()
-
-
-class HashedBagOfWords:
-    """Stand-in embedder: crc32-hashed bag of words in 384 signed buckets, L2-normalised."""
-
-    model_id = "bench/hashed-bag-of-words-384"
-    dim = 384
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        import numpy as np
-
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().split():
-                h = zlib.crc32(word.encode())
-                out[row, h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (out / norms).tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.embed([text])[0]
 
 
 def section(rng: random.Random, hour: int, minute: int, bullets: int) -> str:
