@@ -63,7 +63,7 @@ def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
         if mem.root.is_dir():
             from ..live.lifecycle import start_for_next_query
 
-            start_for_next_query(mem.root)  # the next search in a fresh process is answered warm
+            start_for_next_query(mem.root, mem.config)  # the next search in a fresh process is answered warm
 
 
 def run_query_command(command: str, values: dict[str, Any]) -> None:

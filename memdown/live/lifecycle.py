@@ -332,7 +332,7 @@ def ensure_daemon(root: Path | str, config: "Config | None" = None) -> str:
     return "started"
 
 
-def start_for_next_query(root: Path) -> str:
+def start_for_next_query(root: Path, config: "Config") -> str:
     """After a query answered in-process: start the root's daemon so the next CLI query is warm.
 
     Returns ``ensure_daemon``'s word ("started", "running" or "disabled";
@@ -342,11 +342,9 @@ def start_for_next_query(root: Path) -> str:
     never raises: this query's answer is already printed.
     """
     try:
-        from ..config import load_config
-
-        if not load_config(Path(root))["watch.start_on_query"]:
+        if not config["watch.start_on_query"]:
             return "disabled"
-        return ensure_daemon(Path(root))
+        return ensure_daemon(Path(root), config)
     except Exception as exc:  # a failed start must not fail the query that triggered it
         from .client import _notice
 
