@@ -359,7 +359,8 @@ def bench_latency(sizes: list[int], model: FastEmbedder, results: dict) -> dict[
 
 def bench_cold(root: Path, home: Path, runs: int, results: dict) -> None:
     env = {**os.environ, "MEMDOWN_DIR": str(root), "MEMDOWN_HOME": str(home), "PYTHONPATH": str(REPO),
-           "XDG_RUNTIME_DIR": str(fresh_dir(WORK / "rt")), "LANCEDB_LOG": "error"}
+           "XDG_RUNTIME_DIR": str(fresh_dir(WORK / "rt")), "LANCEDB_LOG": "error",
+           "MEMDOWN_WATCH_START_ON_QUERY": "0"}  # cold means no daemon: a cold query would start one for the next
     rows = []
     for label, extra in (("hybrid", []), ("text", ["--mode", "text"])):
         cmd = [sys.executable, "-m", "memdown", "search", "why did we add a circuit breaker", "--json", *extra]
