@@ -12,7 +12,8 @@ vectors, so searches and ANN recall behave like a real workload in cost, not in
 quality; ANN *quality* is measured separately with real vectors (--recall).
 
 Per size it writes a memory of daily markdown files (about 730 of them, as two
-years of a team's sessions) under bench/.work/scale/<size>/, then, each step in
+years of a team's sessions) under bench/.work/scale/<size>/ (or
+$MEMDOWN_BENCH_SCALE_DIR/<size>/), then, each step in
 a fresh subprocess so memory is measured per step:
   build    ``memdown index`` from scratch (streaming); peak RSS from getrusage
   ann      the ANN vector index (past ``index.ann_min_rows``), built the way the
@@ -40,7 +41,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-WORK = HERE / ".work" / "scale"
+# MEMDOWN_BENCH_SCALE_DIR keeps the (large) built memories outside a worktree, shared between runs.
+WORK = Path(os.environ.get("MEMDOWN_BENCH_SCALE_DIR") or HERE / ".work" / "scale")
 DAYS = 730
 QUERIES = [
     "redis cache ttl after deploy", "circuit breaker for the carrier api", "flaky tests in CI",
