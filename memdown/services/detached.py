@@ -26,13 +26,18 @@ if TYPE_CHECKING:
 
 def start_worker(root: Path) -> None:
     """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""
+    spawn_detached(root, ["-m", "memdown", "worker", "--dir", str(root)], "worker.log")
+
+
+def spawn_detached(root: Path, args: list[str], log_name: str) -> None:
+    """Spawn ``python ARGS`` in its own session (it outlives the caller), output appended to ``logs/LOG_NAME``."""
     logs = paths.logs_dir(root)
     logs.mkdir(parents=True, exist_ok=True, mode=0o700)
-    log = str(logs / "worker.log")
+    log = str(logs / log_name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
     os.posix_spawn(
         sys.executable,
-        [sys.executable, "-m", "memdown", "worker", "--dir", str(root)],
+        [sys.executable, *args],
         {**os.environ, "LANCEDB_LOG": "error"},
         file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
