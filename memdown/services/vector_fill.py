@@ -80,7 +80,7 @@ def filler_running(root: Path) -> bool:
 
 
 def start_filler(root: Path) -> None:
-    from .detached import spawn_detached
+    from .spawn import spawn_detached
 
     spawn_detached(root, ["-m", "memdown.services.vector_fill", "--dir", str(root)], LOG_NAME)
 
