@@ -11,8 +11,9 @@ from memdown.api import Memory
 from memdown.config import load_config
 from memdown.errors import VectorsPendingError
 from memdown.index.table import ChunkTable
-from memdown.services import vector_fill
-from memdown.services.vector_fill import fill_vectors, pending_vectors
+from memdown.services import text_first as vector_fill
+from memdown.services.text_first import pending_vectors
+from memdown.services.vector_fill import fill_vectors
 from memdown.services.vector_index import ann_due
 from memdown.services.verify import repair, verify
 

@@ -29,7 +29,7 @@ from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files, source_for
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
-from .vector_fill import TextFirst, ensure_filler, without_vectors
+from .text_first import TextFirst, ensure_filler, without_vectors
 
 if TYPE_CHECKING:
     import numpy as np

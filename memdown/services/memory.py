@@ -89,7 +89,7 @@ class Memory:
                     self.embedder.cache.ensure_open()  # a damaged embedding cache is still healed and noticed
                 self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
                 if self.table.meta is not None and self.table.meta.vectors_missing:
-                    from .vector_fill import ensure_filler
+                    from .text_first import ensure_filler
 
                     ensure_filler(self.root)  # a killed filler resumes
                     current.vectors_pending = self.table.meta.vectors_missing
@@ -196,7 +196,7 @@ class Memory:
 
     def _note_partial_vectors(self, hits: list[Hit]) -> None:
         """Say when vectors are still being filled in (a text-first build), and keep a filler running."""
-        from .vector_fill import ensure_filler, pending_vectors, progress_line
+        from .text_first import ensure_filler, pending_vectors, progress_line
 
         missing = pending_vectors(self.root)  # from meta.json: a long-lived reader's meta is stale
         if not missing:
@@ -222,7 +222,7 @@ class Memory:
 
     def _vector_progress(self) -> dict[str, Any]:
         """Embedded of total chunks, and whether a background filler is at work (text-first builds)."""
-        from .vector_fill import filler_running, pending_vectors
+        from .text_first import filler_running, pending_vectors
 
         total = self.table.count()
         missing = pending_vectors(self.root)

@@ -89,7 +89,7 @@ def session_brief(root: Path, config: Config, *, shown_as: str) -> SessionBrief:
     except Exception as exc:
         hook_log(root, "SessionStart", f"job retry not started: {type(exc).__name__}: {exc}")
     try:
-        from .vector_fill import ensure_filler, pending_vectors
+        from .text_first import ensure_filler, pending_vectors
 
         if pending_vectors(root):  # a text-first build's vectors: resume a filler that died
             ensure_filler(root)
