@@ -91,6 +91,23 @@ def test_chunks_match_golden(golden, key, root, path, name, full):
         assert _digest(rows) == golden[key]
 
 
+def test_arrow_rows_hold_each_chunk_field_in_its_row():
+    from memdown.index.rows import arrow_rows
+
+    import numpy as np
+
+    chunks = [c for rel in ("notes/huge.md", "memory/2026-07-01.md", "notes/structure.md")
+              for c in chunk_markdown(rel, read_memory_file(FIXTURES, FIXTURES / rel, max_bytes=10**7).text)]
+    vectors = np.arange(len(chunks) * 4, dtype=np.float32).reshape(-1, 4)
+    table = arrow_rows(chunks, vectors, 4).to_pydict()
+    for name in ("id", "source", "kind", "heading", "date", "session", "turn", "transcript", "text",
+                 "start_line", "end_line", "section_start", "section_end", "embed_hash"):
+        assert table[name] == [getattr(c, name) for c in chunks], name
+    assert table["fts_text"] == [fts_text(c.heading, c.text, c.date) for c in chunks]
+    assert table["vector"] == vectors.tolist()
+    assert arrow_rows([], np.zeros((0, 4), np.float32), 4).num_rows == 0
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--regen"]:
     GOLDEN.write_text(json.dumps(record(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
     print(f"wrote {GOLDEN}")
