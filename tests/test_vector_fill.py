@@ -145,17 +145,22 @@ def test_index_runs_while_filling_keep_count_and_rows(memory_root: Path, fake_em
     open_mem(memory_root, fake_embedder).index()
     log = memory_root / "memory" / "2026-04-03.md"
     log.write_text(log.read_text().replace("part 1", "part one, edited") + "## Session 15:00\n\n- heron appended\n")
+    shifted = memory_root / "memory" / "2026-04-05.md"  # lines shift: its rows are rewritten, same ids and texts
+    shifted.write_text(shifted.read_text().replace("# 2026-04-05\n", "# 2026-04-05\n\n\n\n", 1))
     report = open_mem(memory_root, fake_embedder).index()
-    assert report.files_indexed == 1 and report.chunks_total == 25
+    assert report.files_indexed == 2 and report.chunks_total == 25
     changed = table_of(memory_root).table.search().where("source = 'memory/2026-04-03.md'").select(
         ["text", "vector"]).limit(None).to_list()
     written = [r for r in changed if "edited" in r["text"] or "heron" in r["text"]]
     assert len(written) == 2 and all(r["vector"] is not None for r in written)  # new rows get vectors as before
-    assert pending_vectors(memory_root) == nulls(memory_root) == 23  # recounted: unchanged rows still wait
+    rewritten = table_of(memory_root).table.search().where("source = 'memory/2026-04-05.md'").select(
+        ["vector"]).limit(None).to_list()
+    assert len(rewritten) == 3 and all(r["vector"] is not None for r in rewritten)
+    assert pending_vectors(memory_root) == nulls(memory_root) == 20  # recounted: unchanged rows still wait
     records = (paths.index_dir(memory_root) / "files.json").read_text()
     mem = open_mem(memory_root, fake_embedder)
     result = fill_vectors(memory_root, mem.config, mem.embedder)
-    assert result.filled == 23 and nulls(memory_root) == 0 and table_of(memory_root).count() == 25
+    assert result.filled == 20 and nulls(memory_root) == 0 and table_of(memory_root).count() == 25
     assert (paths.index_dir(memory_root) / "files.json").read_text() == records
     assert verify(open_mem(memory_root, fake_embedder)).ok
 
