@@ -226,3 +226,24 @@ def test_null_vectors_outside_a_fill_are_damage(memory_root: Path, fake_embedder
     assert not report.ok and report.bad_vectors == 2 and report.vectors_pending == 0
     fixed = repair(open_mem(memory_root, fake_embedder, limit=0), report)
     assert fixed.ok and nulls(memory_root) == 0
+
+
+def test_rows_of_a_file_edited_before_its_turn_are_left_to_the_indexer(memory_root: Path, fake_embedder,
+                                                                        started) -> None:
+    write_days(memory_root, range(1, 9))
+    long_a = "- " + "the okapi keeper rotated the feeding schedule and logged every change " * 3
+    long_b = "- " + "the walrus pool filter was replaced after the pump failed twice in a row " * 3
+    (memory_root / "memory" / "2026-04-09.md").write_text(f"# 2026-04-09\n\n## Session 9:00\n\n{long_a}\n{long_b}\n")
+    open_mem(memory_root, fake_embedder).index()
+    before = {r["id"]: r["embed_hash"] for r in table_of(memory_root).table.search()
+              .where("source = 'memory/2026-04-09.md'").select(["id", "embed_hash"]).limit(None).to_list()}
+    assert len(before) == 2
+    # Edited, not indexed yet: the first unit keeps its id, but its neighbour context (what the model reads) changed.
+    log = memory_root / "memory" / "2026-04-09.md"
+    log.write_text(log.read_text().replace("pump failed twice", "pump failed three times"))
+    mem = open_mem(memory_root, fake_embedder)
+    result = fill_vectors(memory_root, mem.config, mem.embedder)
+    assert result.skipped == 2 and result.missing == 2 and nulls(memory_root) == 2  # no vector of another text
+    open_mem(memory_root, fake_embedder).index()
+    assert nulls(memory_root) == 0 == pending_vectors(memory_root)
+    assert verify(open_mem(memory_root, fake_embedder)).ok
