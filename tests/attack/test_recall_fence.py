@@ -124,6 +124,7 @@ def test_transcript_is_fenced_for_an_agent(memory_root: Path) -> None:
     assert not OPEN.search(people.stdout) and HOSTILE["fake_closer"] in people.stdout
     data = json.loads(run_memdown("transcript", b.session_id, "--turn", "last", "--json", env=AGENT).stdout)
     assert data["label"] == fence.LABEL and {"override", "fake-tag"} <= set(data["flags"])
+    assert "developer mode" in json.dumps(data) and "</memdown-recorded-notes" not in json.dumps(data)  # defanged
     assert "label" not in json.loads(run_memdown("transcript", b.session_id, "--turn", "last", "--json").stdout)
 
 
