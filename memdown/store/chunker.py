@@ -19,6 +19,7 @@ from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
+from .mixrecipe import Recipe, compose
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
@@ -45,7 +46,7 @@ class Chunk:
     turn: str
     transcript: str
     text: str  # what search shows and full-text search reads (anchors stripped)
-    embed_text: str  # what the model reads: heading context + neighbours + text
+    embed_text: str  # what the model reads: heading context + neighbours + text (or a mixrecipe)
     vector: list[float] | None = None  # filled by the indexer
 
     @property
@@ -63,6 +64,8 @@ class ChunkOptions:
     max_chars: int = CHUNKING["max_chars"]
     context_chars: int = CHUNKING["context_chars"]
     heading_context: bool = CHUNKING["heading_context"]
+    neighbour_weight: float = CHUNKING["neighbour_weight"]  # > 0: mix neighbours' vectors (store/mixrecipe.py)
+    heading_weight: float = CHUNKING["heading_weight"]
 
 
 @dataclass
@@ -263,6 +266,9 @@ def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions, d
     if options.heading_context and heading:
         when = date_phrase(date)
         parts.append(f"{when}: {heading}" if when else heading)
+    if options.neighbour_weight > 0:
+        return compose(Recipe(texts[n], texts[n - 1] if n > 0 else "", texts[n + 1] if n + 1 < len(texts) else "",
+                              parts[0] if parts else "", options.neighbour_weight, options.heading_weight))
     ctx = options.context_chars
     if ctx and n > 0:
         parts.append("… " + texts[n - 1][-ctx:])
