@@ -75,6 +75,7 @@ class VerifyReport:
     corrupted: list[str] = field(default_factory=list)
     unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
     bad_vectors: int = 0  # rows whose vector cannot be what the model produced
+    vectors_pending: int = 0  # rows without a vector while meta.json says they are being filled in: not damage
     embedding_cache: str = "ok"  # ok, or why the cache is unusable
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
@@ -141,11 +142,17 @@ def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[st
     """Every row, read column by column (damaged files fail here); None if unreadable."""
     by_source: dict[str, dict[str, tuple]] = {}
     seen = 0
+    filling = bool(table.meta and table.meta.vectors_missing)  # NULL vectors are pending, not damage
     try:
         reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(4096)
         for batch in reader:  # every column is read (damage fails here); only these become Python values
             data = {name: batch.column(name).to_pylist() for name in (*ROW_FIELDS, "source")}
-            report.bad_vectors += _implausible_vectors(batch, data["embed_hash"], cached)
+            checked, hashes = batch, data["embed_hash"]
+            if filling and batch.column("vector").null_count:
+                report.vectors_pending += batch.column("vector").null_count
+                checked = batch.filter(batch.column("vector").is_valid())
+                hashes = checked.column("embed_hash").to_pylist()
+            report.bad_vectors += _implausible_vectors(checked, hashes, cached)
             for i in range(batch.num_rows):
                 row = {name: data[name][i] for name in ROW_FIELDS}
                 rows = by_source.setdefault(data["source"][i], {})
