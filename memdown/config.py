@@ -41,6 +41,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_chars": 250,
         "context_chars": 160,  # neighbouring text prepended/appended to the embedded text
         "heading_context": True,
+        # > 0: embed each unit's own text once and add its section neighbours' vectors times this
+        # weight (and its heading's vector times heading_weight) instead of their text (store/mixrecipe.py)
+        "neighbour_weight": 0.0,
+        "heading_weight": 0.5,
     },
     "search": {
         "k": 8,
