@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,48 @@ def test_adjacent_turns_of_two_sessions_without_a_heading_between_stay_apart(mem
     m.index()
     hits = m.search("kafka consumer", mode="text", k=2)
     assert len(hits) == 2 and all(h.window.sections == 1 for h in hits)
+
+
+def _same_size_edit(path: Path, old: str, new: str) -> None:
+    """Rewrite ``old`` as ``new`` (same length) inside the file, in place: same inode, same size."""
+    assert len(old) == len(new)
+    data = path.read_bytes()
+    at = data.index(old.encode())
+    with open(path, "r+b") as handle:
+        handle.seek(at)
+        handle.write(new.encode())
+
+
+def test_the_window_cache_sees_a_same_size_edit_once_reindexed(mem: Memory, memory_root: Path) -> None:
+    path = paths.daily_file(memory_root, "2026-03-03")
+    assert "Celery with Redis" in mem.search("task queue reminders", mode="text", k=3)[0].window.text  # cached now
+    _same_size_edit(path, "Celery with Redis", "Huey with Valkey!")
+    os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns + 5_000_000_000))  # a new mtime, whatever the clock
+    mem.index()
+    text = mem.search("task queue reminders", mode="text", k=3)[0].window.text
+    assert "Huey with Valkey!" in text and "Celery with Redis" not in text
+
+
+def test_the_window_cache_sees_an_in_place_edit_that_keeps_size_and_mtime(mem: Memory, memory_root: Path) -> None:
+    """The index still thinks the file unchanged (same size and mtime): the window shows the file as it is
+    now, as an uncached read would."""
+    path = paths.daily_file(memory_root, "2026-03-03")
+    assert "Celery with Redis" in mem.search("task queue reminders", mode="text", k=3, refresh=False)[0].window.text
+    before = path.stat()
+    time.sleep(0.01)  # the ctime moves on this write
+    _same_size_edit(path, "Celery with Redis", "Huey with Valkey!")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    text = mem.search("task queue reminders", mode="text", k=3, refresh=False)[0].window.text
+    assert "Huey with Valkey!" in text and "Celery with Redis" not in text
+
+
+def test_the_window_cache_stays_within_its_budget() -> None:
+    cache = windows.FileCache(budget=100)
+    for n in range(5):
+        cache.put(f"/f{n}", (40, n, n, n, 0), [f"line {n}"])
+    assert len(cache) == 2 and cache.get("/f4", (40, 4, 4, 4, 0)) == ["line 4"]
+    assert cache.get("/f0", (40, 0, 0, 0, 0)) is None  # evicted, oldest first
+    assert cache.get("/f4", (40, 4, 5, 4, 0)) is None  # another ctime: another file
+    cache.put("/big", (101, 0, 0, 0, 0), ["x"])
+    assert cache.get("/big", (101, 0, 0, 0, 0)) is None  # larger than the whole budget: not kept

@@ -39,6 +39,11 @@ RESULT_COLUMNS = [
     "id", "source", "kind", "heading", "start_line", "end_line", "section_start",
     "section_end", "date", "session", "turn", "transcript", "text",
 ]
+# Scalar indexes every table gets, by column (each named ``<column>_idx``): BTree for the id and
+# source lookups of incremental writes; a bitmap for ``kind`` (a dozen values), which search's
+# always-on hidden-kind filter reads instead of every row's kind (docs/scale.md).
+SCALAR_INDEXES = {"id": "BTREE", "source": "BTREE", "kind": "BITMAP"}
+_SCALAR_INDEX_NAMES = frozenset(f"{column}_idx" for column in SCALAR_INDEXES)
 
 
 def _lancedb():
@@ -102,6 +107,7 @@ class IndexMeta:
     # Size and mtime of every data and index file at ``table_version``. Lance never
     # rewrites these files, so at that version any difference is damage.
     table_files: dict[str, list[int]] = field(default_factory=dict)
+    scalar_indexes: list[str] = field(default_factory=list)  # made by ensure_indexes; older indexes lack some
 
     @classmethod
     def from_json(cls, data: object) -> "IndexMeta":
@@ -119,6 +125,8 @@ class IndexMeta:
             isinstance(v, list) and len(v) == 2 and all(isinstance(n, int) for n in v) for v in meta.table_files.values()
         ):
             raise TypeError("meta.json: table_files has wrong types")
+        if not isinstance(meta.scalar_indexes, list) or not all(isinstance(n, str) for n in meta.scalar_indexes):
+            raise TypeError("meta.json: scalar_indexes has wrong types")
         return meta
 
 
@@ -212,6 +220,8 @@ class ChunkTable:
         meta = self.meta
         if meta is None or meta.schema_version != SCHEMA_VERSION or not meta.table_files:
             return False
+        if self.files and not _SCALAR_INDEX_NAMES <= set(meta.scalar_indexes):
+            return False  # an index from before a scalar index existed: the full pass adds it
         return self._newest_manifest() == meta.table_version and self._table_files() == meta.table_files
 
     def _newest_manifest(self) -> int | None:
@@ -317,15 +327,21 @@ class ChunkTable:
         )
 
     def ensure_indexes(self, fts_options: dict[str, Any]) -> None:
-        """Create the FTS and scalar indexes (once; later rows fold in on optimize)."""
-        from lancedb.index import FTS, BTree
+        """Create the FTS and scalar indexes (once; later rows fold in on optimize).
 
+        An index made before one of SCALAR_INDEXES existed gets it here, on its next index run.
+        """
+        from lancedb.index import FTS, BTree, Bitmap
+
+        configs = {"BTREE": BTree, "BITMAP": Bitmap}
         existing = {idx.name for idx in self.table.list_indices()}
         if "fts_text_idx" not in existing:
             self.table.create_index("fts_text", config=FTS(**fts_options), name="fts_text_idx")
-        for column in ("id", "source"):
+        for column, kind in SCALAR_INDEXES.items():
             if f"{column}_idx" not in existing:
-                self.table.create_index(column, config=BTree(), name=f"{column}_idx")
+                self.table.create_index(column, config=configs[kind](), name=f"{column}_idx")
+        if self.meta is not None:
+            self.meta.scalar_indexes = sorted(_SCALAR_INDEX_NAMES)
 
     @property
     def ann(self) -> "VectorIndex":

@@ -28,6 +28,7 @@ from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files, source_for
+from ..store.chunkpool import ChunkAhead
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
 
 if TYPE_CHECKING:
@@ -199,6 +200,7 @@ class Indexer:
     def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
                  fresh: bool) -> Iterator[_Pending]:
         options = chunk_options(self.config)
+        ahead = ChunkAhead(self.root, files if fresh else (), options, max_bytes=self.max_bytes)  # both cores for a build
         for source, path in files:
             known = self.table.files.get(source)
             try:
@@ -223,7 +225,7 @@ class Indexer:
                 known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
                 report.files_unchanged += 1
                 continue
-            chunks = chunk_markdown(source, mfile.text, options)
+            chunks = ahead.chunks(source, mfile.text, digest)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
             record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
                                 rows=rows_digest(chunk_key(c) for c in chunks))

@@ -10,6 +10,8 @@ The window text is read from the markdown itself, as ``expand`` shows it.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +58,7 @@ NOTE_BAND = 0.2  # within this share, two windows on the same topic say which is
 NOTE_TOP = 6  # only among the first windows (what the reader weighs against each other)
 SAME_TOPIC = 0.3  # shared words / words of the shorter window, for "the same topic"
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
+CACHE_BYTES = 32 << 20  # markdown kept read between searches (FileCache); ~110 daily files at 1M chunks
 
 
 @dataclass
@@ -104,8 +107,53 @@ class _Section:
         return self.units[0]
 
 
+class FileCache:
+    """Lines of recently read memory files, for as long as each file is provably the same file.
+
+    A search reads about 20 files to build its windows; at a million chunks a daily file is
+    ~300 KB, so reading them again on every query cost more than the query itself. An entry is
+    used only while size, mtime, ctime and inode all match: an in-place edit that keeps the size
+    and even restores the mtime still moves the ctime. Least recently used files go first once
+    the files held pass ``budget`` bytes.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._held = 0
+        self._entries: OrderedDict[str, tuple[tuple[int, ...], list[str]]] = OrderedDict()
+        self._lock = threading.Lock()  # the daemon answers queries from several threads
+
+    def get(self, path: str, signature: tuple[int, ...]) -> list[str] | None:
+        with self._lock:
+            entry = self._entries.get(path)
+            if entry is None or entry[0] != signature:
+                return None
+            self._entries.move_to_end(path)
+            return entry[1]
+
+    def put(self, path: str, signature: tuple[int, ...], lines: list[str]) -> None:
+        size = signature[0]
+        with self._lock:
+            old = self._entries.pop(path, None)
+            if old is not None:
+                self._held -= old[0][0]
+            if size > self.budget:
+                return
+            self._entries[path] = (signature, lines)
+            self._held += size
+            while self._held > self.budget:
+                _path, (dropped, _lines) = self._entries.popitem(last=False)
+                self._held -= dropped[0]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+FILE_CACHE = FileCache(CACHE_BYTES)
+
+
 class _Files:
-    """The lines of each file a search touches, read once per search; ``None`` when stale or unreadable."""
+    """The lines of each file a search touches; ``None`` when stale or unreadable."""
 
     def __init__(self, root: Path, records: dict[str, "FileRecord"]) -> None:
         self.root = root
@@ -124,7 +172,13 @@ class _Files:
             stat = path.stat()
             if record is None or stat.st_size != record.size or stat.st_mtime_ns != record.mtime_ns:
                 return None  # line numbers in the index may no longer match the file
-            return read_memory_file(self.root, path, max_bytes=1 << 62).text.split("\n")
+            signature = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
+            key = str(path)
+            lines = FILE_CACHE.get(key, signature)
+            if lines is None:
+                lines = read_memory_file(self.root, path, max_bytes=1 << 62, source=source).text.split("\n")
+                FILE_CACHE.put(key, signature, lines)
+            return lines
         except (OSError, UnreadableFile):
             return None
 

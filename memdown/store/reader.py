@@ -79,8 +79,11 @@ def path_of(root: Path, source: str) -> Path:
     return path_for(root, source) or Path(root) / source
 
 
-def read_memory_file(root: Path, path: Path, *, max_bytes: int) -> MemoryFile:
-    """Read ``path`` as UTF-8 markdown or raise ``UnreadableFile`` with a reason."""
+def read_memory_file(root: Path, path: Path, *, max_bytes: int, source: str | None = None) -> MemoryFile:
+    """Read ``path`` as UTF-8 markdown or raise ``UnreadableFile`` with a reason.
+
+    ``source``: the path relative to the root when the caller knows it (saves resolving symlinks).
+    """
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -110,7 +113,7 @@ def read_memory_file(root: Path, path: Path, *, max_bytes: int) -> MemoryFile:
         text = text[1:]
     if "\r" in text:  # Windows line endings: same lines, no stray \r in chunk text
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    source = source_of(root, path)
+    source = source if source is not None else source_of(root, path)
     if source.startswith("automemory/"):
         from .automemory import render
 
