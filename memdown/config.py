@@ -54,6 +54,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "optimize_every": 50,  # compact after this many file merges
         "ann_min_rows": 50_000,  # build an ANN vector index in the background past this many chunks (docs/scale.md)
         "max_file_mb": 20,
+        # A full build that would send more than this many chunks to the model (not in the embedding
+        # cache) writes them without vectors, so full-text search works at once, and a background
+        # process fills the vectors in, newest first (services/vector_fill.py). 2,000 chunks is about
+        # a minute of the packaged model on 2 cores; 0 = always embed everything before returning.
+        "defer_vectors_above": 2_000,
     },
     "hooks": {
         "digest_chars": 3000,

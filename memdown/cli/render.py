@@ -96,6 +96,10 @@ def _stats(data: dict[str, Any], out: Write) -> None:
     out(f"index: {data['index_state']}; {data['files']} files, {data['chunks']} chunks, {data['index_bytes'] / 1e6:.1f} MB")
     for kind, count in data["chunks_by_kind"].items():
         out(f"  {kind}: {count}")
+    vectors = data.get("vectors")
+    if vectors and vectors["filling"]:
+        out(f"vectors: {vectors['embedded']:,} of {vectors['total']:,} embedded, filling newest first "
+            f"({'running' if vectors['filler_running'] else 'not running; the next search or index resumes it'})")
     out(f"model: {data['model']}")
     out(f"last indexed: {data['last_indexed'] or 'never'}")
     days = data["days"]

@@ -76,6 +76,7 @@ class VerifyReport:
     corrupted: list[str] = field(default_factory=list)
     unreadable_markdown: list[dict[str, str]] = field(default_factory=list)
     bad_vectors: int = 0  # rows whose vector cannot be what the model produced
+    vectors_pending: int = 0  # rows without a vector while meta.json says they are being filled in: not damage
     embedding_cache: str = "ok"  # ok, or why the cache is unusable
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
@@ -147,12 +148,17 @@ def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[st
     """
     by_source: dict[str, dict[str, tuple]] = {}
     seen = 0
+    filling = bool(table.meta and table.meta.vectors_missing)  # NULL vectors are pending, not damage
     try:
         reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(_SCAN_BATCH)
         for batch in reader:  # every column is read (damage fails here); only these become Python values
             keys = _row_keys(batch)
-            hashes = batch.column("embed_hash").to_pylist()
-            report.bad_vectors += _implausible_vectors(batch, hashes, cached)
+            checked, hashes = batch, batch.column("embed_hash").to_pylist()
+            if filling and batch.column("vector").null_count:
+                report.vectors_pending += batch.column("vector").null_count
+                checked = batch.filter(batch.column("vector").is_valid())
+                hashes = checked.column("embed_hash").to_pylist()
+            report.bad_vectors += _implausible_vectors(checked, hashes, cached)
             sources = batch.column("source").to_pylist()
             for source, key in zip(sources, keys):
                 rows = by_source.get(source)
