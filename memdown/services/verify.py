@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from .. import paths
 from ..errors import IndexUnavailableError
 from ..fsutil import file_lock
-from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, row_key, rows_digest
+from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, rows_digest
 from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
 from ..store.reader import UnreadableFile, read_memory_file
