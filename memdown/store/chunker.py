@@ -17,6 +17,7 @@ from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
+from .mixrecipe import Recipe, compose
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
@@ -55,7 +56,7 @@ class Chunk:
     turn: str
     transcript: str
     text: str  # what search shows and full-text search reads (anchors stripped)
-    embed_text: str  # what the model reads: heading context + neighbours + text
+    embed_text: str  # what the model reads: heading context + neighbours + text (or a mixrecipe)
     vector: list[float] | None = None  # filled by the indexer
 
     @cached_property
@@ -74,6 +75,8 @@ class ChunkOptions:
     max_chars: int = CHUNKING["max_chars"]
     context_chars: int = CHUNKING["context_chars"]
     heading_context: bool = CHUNKING["heading_context"]
+    neighbour_weight: float = CHUNKING["neighbour_weight"]  # > 0: mix neighbours' vectors (store/mixrecipe.py)
+    heading_weight: float = CHUNKING["heading_weight"]
 
 
 @dataclass
@@ -271,7 +274,8 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
                     turn=anchor.turn,
                     transcript=anchor.transcript,
                     text=body,
-                    embed_text=_embed_text(prefix, texts, n, options.context_chars),
+                    embed_text=(_mix_recipe(prefix, texts, n, options) if options.neighbour_weight > 0
+                                else _embed_text(prefix, texts, n, options.context_chars)),
                 )
             )
     return chunks
@@ -283,6 +287,12 @@ def _last_nonblank(lines: list[str], start: int, end: int) -> int:
         if lines[n].strip():
             return n + 1
     return start + 1
+
+
+def _mix_recipe(prefix: str, texts: list[str], n: int, options: ChunkOptions) -> str:
+    """With ``neighbour_weight``: the unit, its section neighbours and heading, to be embedded apart and mixed."""
+    return compose(Recipe(texts[n], texts[n - 1] if n > 0 else "", texts[n + 1] if n + 1 < len(texts) else "",
+                          prefix, options.neighbour_weight, options.heading_weight))
 
 
 def _embed_text(prefix: str, texts: list[str], n: int, ctx: int) -> str:
