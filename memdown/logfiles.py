@@ -21,7 +21,15 @@ import logging
 import os
 from pathlib import Path
 
-from concurrent_log_handler import ConcurrentRotatingFileHandler
+try:
+    from concurrent_log_handler import ConcurrentRotatingFileHandler
+except ImportError:  # an environment installed before the dependency: rotation without the cross-process lock
+    import logging.handlers
+
+    class ConcurrentRotatingFileHandler(logging.handlers.RotatingFileHandler):  # type: ignore[no-redef]
+        def __init__(self, filename: str, mode: str, *, chmod: int, terminator: str, **kwargs: object) -> None:
+            super().__init__(filename, mode, **kwargs)  # type: ignore[arg-type]
+            self.terminator = terminator
 
 MAX_BYTES = 1_000_000
 BACKUPS = 3
