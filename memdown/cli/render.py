@@ -26,10 +26,25 @@ def snippet(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write) -> None:
-    if as_json:
+def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write, fenced: bool = False) -> None:
+    """Print ``result``; ``fenced`` (an agent reads it): labelled JSON records, or one fenced text block."""
+    if fenced and op != "stats":
+        from .recorded import Fenced, labelled
+
+        if as_json:
+            out(to_json(labelled(result)))
+            return
+        block = Fenced(op, out)
+        _text(op, result, block, err)
+        block.close()
+    elif as_json:
         out(to_json(result))
-    elif op == "search":
+    else:
+        _text(op, result, out, err)
+
+
+def _text(op: str, result: Any, out: Write, err: Write) -> None:
+    if op == "search":
         _search(result, out)
     elif op == "concepts":
         _concepts(result, out)

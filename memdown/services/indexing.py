@@ -80,13 +80,16 @@ def chunk_options(config: Config) -> ChunkOptions:
         max_chars=config["chunking.max_chars"],
         context_chars=config["chunking.context_chars"],
         heading_context=config["chunking.heading_context"],
+        neighbour_weight=config["chunking.neighbour_weight"],
+        heading_weight=config["chunking.heading_weight"],
     )
 
 
 def index_identity(embedder: Embedder, config: Config) -> str:
     """Everything that changes what rows contain; a change forces a rebuild."""
     options = chunk_options(config)
-    return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
+    mix = f":mix{options.neighbour_weight!r}:{options.heading_weight!r}" if options.neighbour_weight > 0 else ""
+    return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}{mix}"
 
 
 class Indexer:

@@ -47,11 +47,12 @@ class Memory:
     @property
     def embedder(self):
         if self._cached is None:
-            from ..index.cache import CachedEmbedder, EmbeddingCache
+            from ..index.cache import EmbeddingCache
+            from .neighbours import cached_embedder
 
             inner = self._embedder_inner or embedder_from_config(self.config)
             cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
-            self._cached = CachedEmbedder(inner, cache)
+            self._cached = cached_embedder(inner, cache, mixing=self.config["chunking.neighbour_weight"] > 0)
         return self._cached
 
     def share_embedder(self, other: "Memory") -> None:

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from .. import paths
-from .text_first import lock_path
+from .text_first import LOG_NAME, lock_path
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..index.embedder import embedder_from_config
 
     root = args.dir
+    from ..logfiles import log_to_file
+
+    log_to_file(paths.logs_dir(root) / LOG_NAME)  # rotated by size; stdout (started appended to it) follows
     started = time.perf_counter()
 
     def log(line: str) -> None:
