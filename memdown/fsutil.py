@@ -180,13 +180,17 @@ def append_unlocked(path: Path, text: str) -> None:
 
 
 def append_line(path: Path, line: str, *, rotate_at: int = 1_000_000) -> None:
-    """Append one line to a private (0600) log file, moving it to ``<name>.1`` past ``rotate_at`` bytes.
+    """Append one line to a private (0600) log file, rotated past ``rotate_at`` bytes (``.1`` … ``.3``).
 
-    ``O_APPEND`` writes of one line are atomic enough for logs; no lock, no fsync.
+    ``O_APPEND`` writes of one line are atomic enough for logs; no lock, no fsync. Only a file
+    over its size takes the slow path: ``logfiles`` rotates it under a lock shared by every writer.
     """
     try:
-        if os.stat(path).st_size > rotate_at:
-            os.replace(path, f"{path}.1")
+        if os.stat(path).st_size >= rotate_at:
+            from .logfiles import append_rotating
+
+            append_rotating(Path(path), line, max_bytes=rotate_at)
+            return
     except FileNotFoundError:
         pass
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import frontmatter
-from markdown_it import MarkdownIt
-
 from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
+from .mixrecipe import Recipe, compose
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
@@ -31,7 +29,16 @@ _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 # One parser for every file. Block structure is all the chunker reads (a heading's
 # title is its inline token's raw content), so the core rules that parse inline
 # markup into child tokens are off: about a quarter of the parse time, same blocks.
-_md = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+_md = None  # the parser, made on first use: a no-op `memdown index` never imports markdown-it or YAML
+
+
+def _parser():
+    global _md
+    if _md is None:
+        from markdown_it import MarkdownIt
+
+        _md = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+    return _md
 
 
 @dataclass
@@ -49,7 +56,7 @@ class Chunk:
     turn: str
     transcript: str
     text: str  # what search shows and full-text search reads (anchors stripped)
-    embed_text: str  # what the model reads: heading context + neighbours + text
+    embed_text: str  # what the model reads: heading context + neighbours + text (or a mixrecipe)
     vector: list[float] | None = None  # filled by the indexer
 
     @cached_property
@@ -68,6 +75,8 @@ class ChunkOptions:
     max_chars: int = CHUNKING["max_chars"]
     context_chars: int = CHUNKING["context_chars"]
     heading_context: bool = CHUNKING["heading_context"]
+    neighbour_weight: float = CHUNKING["neighbour_weight"]  # > 0: mix neighbours' vectors (store/mixrecipe.py)
+    heading_weight: float = CHUNKING["heading_weight"]
 
 
 @dataclass
@@ -95,6 +104,8 @@ class ParsedFile:
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
     """(metadata, body, number of lines before the body)."""
+    import frontmatter
+
     handler = frontmatter.detect_format(text, frontmatter.handlers)
     if handler is None:
         return {}, text, 0
@@ -114,7 +125,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
 def parse_markdown(text: str) -> ParsedFile:
     metadata, body, offset = split_frontmatter(text)
     lines = body.split("\n")
-    tokens = _md.parse(body)
+    tokens = _parser().parse(body)
     sections: list[Section] = [Section(path=[], start=0, end=len(lines))]
     stack: list[tuple[int, str]] = []  # (level, title)
     i = 0
@@ -263,7 +274,8 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
                     turn=anchor.turn,
                     transcript=anchor.transcript,
                     text=body,
-                    embed_text=_embed_text(prefix, texts, n, options.context_chars),
+                    embed_text=(_mix_recipe(prefix, texts, n, options) if options.neighbour_weight > 0
+                                else _embed_text(prefix, texts, n, options.context_chars)),
                 )
             )
     return chunks
@@ -275,6 +287,12 @@ def _last_nonblank(lines: list[str], start: int, end: int) -> int:
         if lines[n].strip():
             return n + 1
     return start + 1
+
+
+def _mix_recipe(prefix: str, texts: list[str], n: int, options: ChunkOptions) -> str:
+    """With ``neighbour_weight``: the unit, its section neighbours and heading, to be embedded apart and mixed."""
+    return compose(Recipe(texts[n], texts[n - 1] if n > 0 else "", texts[n + 1] if n + 1 < len(texts) else "",
+                          prefix, options.neighbour_weight, options.heading_weight))
 
 
 def _embed_text(prefix: str, texts: list[str], n: int, ctx: int) -> str:
