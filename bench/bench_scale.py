@@ -22,6 +22,9 @@ a fresh subprocess so memory is measured per step:
            (``refresh=False``: the query itself, not the freshness check)
   recall   ANN recall@10 of the vector mode against exact search (stand-in vectors)
   append   one new section appended to the newest file, then ``index`` end to end
+  fresh    (not in the default steps; run last or alone) a fresh clone: the text-first build with an
+           empty embedding cache, time to the first full-text search, where the build's CPU goes, and
+           the background fill rate with the stand-in embedder
 and prints #13's table. Results also go to bench/.work/scale/results.json.
 """
 from __future__ import annotations
@@ -268,7 +271,75 @@ def bench_cache(rows: int, cache_module=None) -> dict:
             "bytes_per_row": round(size / rows)}
 
 
-STEPS = {"build": step_build, "ann": step_ann, "search": step_search, "append": step_append}
+def step_fresh(root: Path) -> dict:
+    """A teammate's fresh clone (empty embedding cache): the text-first build, the first full-text search
+    after it, then the background fill with the stand-in embedder for up to MEMDOWN_BENCH_FILL_SECONDS
+    (default 120). Leaves the index filling: run it last, or alone (``build`` restores a complete index)."""
+    from memdown import paths
+    from memdown.index.cache import CachedEmbedder, EmbeddingCache
+    from memdown.services import indexing, text_first
+    from memdown.index import rows
+    from memdown.services.vector_fill import fill_vectors
+    from memdown.store import chunkpool
+
+    for suffix in ("", "-wal", "-shm"):  # nothing embedded on this machine yet
+        Path(f"{paths.embedding_cache_file()}{suffix}").unlink(missing_ok=True)
+    text_first.start_filler = lambda _root: None  # filled below, in this process, with the stand-in
+    parts: dict[str, float] = {}
+
+    def timed(owner, name: str, label: str) -> None:
+        real = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            cpu = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                parts[label] = parts.get(label, 0.0) + time.process_time() - cpu
+        setattr(owner, name, wrapper)
+
+    timed(indexing, "arrow_rows", "arrow rows incl. fts_text (CPU s)")
+    timed(rows, "fts_text", "fts_text prep (CPU s)")
+    timed(indexing.Indexer, "_append", "table writes (CPU s)")
+    timed(indexing.ChunkTable, "ensure_indexes", "FTS + BTree index build (CPU s)")
+    timed(text_first, "cached_vectors", "embedding-cache lookups (CPU s)")
+    mem = _memory(root, ann_min_rows=0)
+    timed(indexing, "chunk_markdown", "chunking in this process (CPU s)")
+    timed(chunkpool, "chunk_markdown", "chunking in this process (CPU s)")
+    wall, cpu = time.perf_counter(), time.process_time()
+    report = mem.index(rebuild=True)
+    built_wall, built_cpu = time.perf_counter() - wall, time.process_time() - cpu
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    searched = _memory(root, ann_min_rows=0)
+    first = _timed(lambda: searched.search(QUERIES[0], mode="text", refresh=False))
+    out = {"chunks": report.chunks_total, "pending": report.vectors_pending,
+           "build_s": round(built_wall, 1), "build_cpu_s": round(built_cpu, 1),
+           "chunk_workers_cpu_s": round(children.ru_utime + children.ru_stime, 1),
+           "first_text_search_ms": round(first[0]), "to_first_text_search_s": round(built_wall + first[0] / 1000, 1),
+           **{k: round(v, 1) for k, v in parts.items()}}
+    limit = float(os.environ.get("MEMDOWN_BENCH_FILL_SECONDS") or 120)
+    embedder = CachedEmbedder(HashedBagOfWords(), EmbeddingCache(paths.embedding_cache_file()))
+
+    class Enough(Exception):
+        pass
+
+    def stop_after(filled: int, missing: int) -> None:
+        out.update(filled=filled, fill_s=round(time.perf_counter() - wall, 1),
+                   fill_cpu_s=round(time.process_time() - cpu, 1))
+        if time.perf_counter() - wall > limit:
+            raise Enough
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        fill_vectors(root, mem.config, embedder, on_commit=stop_after)
+        out.update(fill_complete=True, fill_s=round(time.perf_counter() - wall, 1))
+    except Enough:
+        out["fill_complete"] = False
+    out["fill_rows_per_s"] = round(out.get("filled", 0) / max(out.get("fill_s", 1), 1e-9))
+    return out
+
+
+STEPS = {"build": step_build, "ann": step_ann, "search": step_search, "append": step_append, "fresh": step_fresh}
 
 
 def run_step(name: str, size_dir: Path) -> dict:
