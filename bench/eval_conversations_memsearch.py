@@ -8,7 +8,8 @@ The memory is the one ``bench/eval_conversations.py`` builds (its own ``build_me
 transcript through memdown's capture path, extractive summarizer). memsearch 0.4.23 indexes that
 ``memory/`` folder with its defaults (hybrid dense + BM25 with RRF, heading chunking up to 1,500
 characters, 2 lines of overlap, no reranker), run offline on memdown's packaged MiniLM through the
-Hugging Face cache ``bench/bench_vs_memsearch.py`` lays out (imported, not copied). Each question goes
+Hugging Face cache ``bench/memsearch_side.py`` lays out, with its truncation set to the model's 512
+tokens and mean pooling (``--memsearch-pooling cls`` keeps its own CLS pooling; see memsearch_side.py). Each question goes
 through ``MemSearch.search(question, top_k=60)`` in memsearch's own venv; hits are kept in rank order.
 
 Mapping a hit to turns: memsearch returns each chunk's file (``source``) and line range
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -33,24 +33,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import bench_vs_memsearch as vs  # noqa: E402  (HF cache + venv lookup, shared)
 import eval_conversations as ec  # noqa: E402  (memory, questions, scoring, shared)
+import memsearch_side as vs  # noqa: E402  (HF cache, venv lookup, fair settings, shared)
 
 WORK = ec.WORK / "memsearch-recall"
 
-_SEARCH = """
+_SEARCH = vs.PRELUDE + """
 import asyncio, json, sys
 from memsearch.cli import cli
 from memsearch.core import MemSearch
-from memsearch.embeddings import onnx
 args = json.loads(sys.stdin.read())
-# memsearch's onnx provider truncates at 8,192 tokens (made for bge-m3); MiniLM has 512 positions, so a
-# longer chunk fails to embed and its whole file is dropped. Truncate at the model's own limit instead.
-_init = onnx.OnnxEmbedding.__init__
-def _init512(self, *a, **kw):
-    _init(self, *a, **kw)
-    self._tokenizer.enable_truncation(max_length=512)
-onnx.OnnxEmbedding.__init__ = _init512
 common = ["--provider", "onnx", "--model", args["model"], "--milvus-uri", args["db"]]
 cli(["index", args["memory"], *common, "--force"], standalone_mode=False)
 m = MemSearch([args["memory"]], embedding_provider="onnx", embedding_model=args["model"], milvus_uri=args["db"])
@@ -64,14 +56,11 @@ print(json.dumps(asyncio.run(go())))
 """
 
 
-def run_memsearch(python: Path, memory: Path, questions: list[dict], k: int) -> dict[str, list[dict]]:
+def run_memsearch(python: Path, memory: Path, questions: list[dict], k: int,
+                  settings: vs.Settings) -> dict[str, list[dict]]:
     WORK.mkdir(parents=True, exist_ok=True)
-    home = WORK / "home"
-    home.mkdir(exist_ok=True)
     db = WORK / "milvus.db"
-    env = {**os.environ, "HOME": str(home), "HF_HUB_CACHE": str(vs.hf_cache_for_packaged_model()),
-           "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"}
-    env.pop("VIRTUAL_ENV", None)
+    env = vs.memsearch_env(ec.WORK / "vs-memsearch", WORK / "home", settings)
     if db.exists():
         shutil.rmtree(db) if db.is_dir() else db.unlink()
     payload = json.dumps({"memory": str(memory), "model": vs.HF_MODEL, "db": str(db), "k": k,
@@ -104,6 +93,8 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--memsearch-venv", help="venv with memsearch[onnx] (default $MEMSEARCH_VENV, ../memsearch-venv)")
     parser.add_argument("--by-type", action="store_true")
+    parser.add_argument("--memsearch-pooling", choices=["mean", "cls"], default="mean",
+                        help="memsearch's pooling (default mean, as fastembed pools this model; cls = its own)")
     args = parser.parse_args()
     python = vs.find_memsearch(args.memsearch_venv)
     if python is None:
@@ -115,7 +106,8 @@ def main() -> int:
     questions = ec.load_questions(args.split, with_real=with_real)[: args.limit or None]
     mem, _ = ec.build_memory(with_real, {})
     memory = mem.root / "memory"
-    hits = run_memsearch(python, memory, questions, ec.FETCH)
+    settings = vs.Settings(512, args.memsearch_pooling)
+    hits = run_memsearch(python, memory, questions, ec.FETCH, settings)
     files: dict[str, list[str]] = {}
 
     def lines_of(source: str) -> list[str]:
@@ -133,6 +125,7 @@ def main() -> int:
                          "memsearch": ec.evaluate_ranked(questions, ranked)}
     report["median_search_ms"] = {"memdown hybrid": report["median_search_ms"]["hybrid"]}
     ec.print_table(report, args.by_type)
+    print(f"memsearch {vs.MEMSEARCH_VERSION}: {settings.describe()}")
     print(f"memsearch {vs.MEMSEARCH_VERSION}: top_k={ec.FETCH}, {total} hits; hits whose content anchors differ "
           f"from their line range's: {disagree}")
     print(f"load: before {load_before}, after {vs.load()}")

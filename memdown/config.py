@@ -41,6 +41,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_chars": 250,
         "context_chars": 160,  # neighbouring text prepended/appended to the embedded text
         "heading_context": True,
+        # > 0: embed each unit's own text once and add its section neighbours' vectors times this
+        # weight (and its heading's vector times heading_weight) instead of their text (store/mixrecipe.py)
+        "neighbour_weight": 0.0,
+        "heading_weight": 0.5,
     },
     "search": {
         "k": 8,
@@ -54,6 +58,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "optimize_every": 50,  # compact after this many file merges
         "ann_min_rows": 50_000,  # build an ANN vector index in the background past this many chunks (docs/scale.md)
         "max_file_mb": 20,
+        # A full build that would send more than this many chunks to the model (not in the embedding
+        # cache) writes them without vectors, so full-text search works at once, and a background
+        # process fills the vectors in, newest first (services/vector_fill.py). 2,000 chunks is about
+        # a minute of the packaged model on 2 cores; 0 = always embed everything before returning.
+        "defer_vectors_above": 2_000,
     },
     "hooks": {
         "digest_chars": 3000,
@@ -249,6 +258,26 @@ def memdown_disabled() -> bool:
 def hook_sync() -> bool:
     """``MEMDOWN_HOOK_SYNC``: hooks run their job in-process, without time budget or settle sleep (tests)."""
     return env_flag("MEMDOWN_HOOK_SYNC")
+
+
+# Set by coding agents in the shell their Bash tool runs: Claude Code 2.1.328 sets CLAUDECODE=1 and
+# AI_AGENT=claude-code_<version>_agent (checked with the real client); the others are the agents
+# Claude Code's own agent detection names.
+AGENT_ENV = ("CLAUDECODE", "AI_AGENT", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "COPILOT_CLI",
+             "CURSOR_AGENT")
+OFF_WORDS = ("0", "false", "no")
+
+
+def recall_fence() -> bool:
+    """Whether recall output (search, expand, transcript) is fenced as recorded data.
+
+    ``MEMDOWN_FENCE`` decides when set (1/true/yes or 0/false/no); otherwise it is fenced when a
+    coding agent runs the command, so what the model reads is labelled and people see plain text.
+    """
+    forced = os.environ.get("MEMDOWN_FENCE", "").strip().lower()
+    if forced in ON_WORDS or forced in OFF_WORDS:
+        return forced in ON_WORDS
+    return any(os.environ.get(name, "").strip() not in ("", "0") for name in AGENT_ENV)
 
 
 SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summarizer child

@@ -50,6 +50,10 @@ class IndexUnavailableError(MemdownError):
     exit_code = 5
 
 
+class VectorsPendingError(IndexUnavailableError):
+    """The index still has rows whose vectors are being filled in (a text-first build); not shareable yet."""
+
+
 class NotFoundError(MemdownError):
     """An id, session or file that matches nothing."""
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from memdown.config import AGENT_ENV
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = REPO_ROOT.parent / "shared"
 SHARED_TRANSCRIPTS = SHARED_DIR / "transcripts"
@@ -46,6 +48,8 @@ def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
             "MEMDOWN_HOME", "MEMDOWN_CONFIG", "MEMDOWN_DIR"
         ):
             monkeypatch.delenv(name, raising=False)
+    for name in AGENT_ENV:  # run inside a coding agent, recall output would be fenced (tests of that set these)
+        monkeypatch.delenv(name, raising=False)
     # No test starts a live-index daemon by accident (SessionStart would);
     # daemon tests turn it back on explicitly.
     monkeypatch.setenv("MEMDOWN_WATCH_ENABLED", "0")

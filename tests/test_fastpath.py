@@ -24,6 +24,9 @@ def test_parse_plain_arguments_like_click_does():
     assert values["as_json"] is True and values["concepts"] == ["a", "b"]
     assert parse(["--", "-k"], *QUERY_COMMANDS["search"])["query"] == ("-k",)
     assert parse(["abcd1234", "--lines", "2"], *QUERY_COMMANDS["expand"])["lines"] == 2
+    # --fence/--no-fence: unset means "decide from the environment"
+    assert [parse(["x", *flag], *QUERY_COMMANDS["search"])["fence"] for flag in ([], ["--fence"], ["--no-fence"])] \
+        == [None, True, False]
 
 
 @pytest.mark.parametrize("argv", [
@@ -40,6 +43,7 @@ def test_expand_and_stats_arity():
     assert parse(["--lines", "-1", "abcd"], *QUERY_COMMANDS["expand"]) is None
     assert parse(["extra"], *QUERY_COMMANDS["stats"]) is None
     assert parse(["--json"], *QUERY_COMMANDS["stats"]) == {"memory_dir": None, "as_json": True}
+    assert parse(["--fence"], *QUERY_COMMANDS["stats"]) is None  # stats prints no memory: nothing to fence
 
 
 def test_request_for_matches_the_service_ops():
@@ -57,7 +61,8 @@ def test_every_declared_option_exists_on_the_click_command():
 
     for name, specs in (("search", SEARCH), ("expand", EXPAND), ("stats", STATS)):
         declared = {flag for opt in specs for flag in opt.flags}
-        actual = {flag for param in cli.commands[name].params for flag in getattr(param, "opts", [])}
+        actual = {flag for param in cli.commands[name].params
+                  for flag in [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]}
         assert declared <= actual, name
 
 

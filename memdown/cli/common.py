@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import paths
-from .queryspec import DIR, JSON
+from .queryspec import DIR, FENCE, JSON
 from .render import to_json
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 dir_option = click.option(*DIR.flags, DIR.dest, type=click.Path(file_okay=False, path_type=Path),
                           default=None, help=DIR.help)
 json_option = click.option(*JSON.flags, JSON.dest, is_flag=True, help=JSON.help)
+fence_option = click.option("/".join(FENCE.flags), FENCE.dest, default=None, help=FENCE.help)
 
 
 def resolve_root(memory_dir: Path | None) -> Path:

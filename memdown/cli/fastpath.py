@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import MemdownError
 from .failure import error_text
 from .queryspec import QUERY_COMMANDS, Opt, request_for
+from .recorded import wanted
 from .render import Write, render
 
 _BAD = object()
@@ -55,10 +56,10 @@ def parse(args: list[str], options: tuple[Opt, ...], positional: str | None, cou
         opt = by_flag.get(name)
         if opt is None:
             return None
-        if opt.kind == "flag":
+        if opt.kind in ("flag", "switch"):
             if eq:
                 return None
-            values[opt.dest] = True
+            values[opt.dest] = opt.kind == "flag" or name == opt.flags[0]  # a switch: --on / --off
             i += 1
             continue
         if eq:
@@ -129,6 +130,6 @@ def run(argv: list[str]) -> int | None:
         return exc.exit_code
     if not answered:
         return None
-    render(op, result, as_json=bool(values.get("as_json")), out=_out, err=_err)
+    render(op, result, as_json=bool(values.get("as_json")), out=_out, err=_err, fenced=wanted(values.get("fence")))
     sys.stdout.flush()
     return 0

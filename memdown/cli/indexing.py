@@ -76,6 +76,9 @@ def index(targets: tuple[Path, ...], rebuild: bool, export_to: Path | None, impo
             f"{report.files_removed} removed; +{report.chunks_added}/-{report.chunks_removed} chunks "
             f"({report.chunks_total} total), {report.embedded} embedded, {report.seconds:.2f}s"
         )
+        if report.vectors_pending:
+            click.echo(f"{report.vectors_pending} vectors pending: full-text search works now; vectors are "
+                       "filled in the background, newest first (`memdown stats` shows progress)", err=True)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     for skipped in report.skipped:
@@ -132,6 +135,8 @@ def _print_report(report: Any) -> None:
         if items:
             shown = ", ".join(items[:5]) + (f", … ({len(items) - 5} more)" if len(items) > 5 else "")
             click.echo(f"{name}: {shown}")
+    if report.vectors_pending:
+        click.echo(f"vectors: {report.vectors_pending} pending, filled in the background (not damage)")
     for item in report.unreadable_markdown:
         click.echo(f"unreadable markdown (not indexed): {item['source']}: {item['reason']}")
     for line in getattr(report, "capture", []):

@@ -12,8 +12,9 @@ from typing import Any
 
 import click
 
-from .common import dir_option, echo_notices, open_memory, resolve_root
+from .common import dir_option, echo_notices, fence_option, open_memory, resolve_root
 from .queryspec import EXPAND, SEARCH, STATS, Opt, request_for
+from .recorded import wanted
 from .render import render
 
 _KIND_OPTIONS: dict[str, dict[str, Any]] = {
@@ -31,6 +32,9 @@ def declared(specs: tuple[Opt, ...]) -> Callable[[Callable[..., None]], Callable
         for opt in reversed(specs):
             if opt.kind == "path":
                 func = dir_option(func)
+                continue
+            if opt.kind == "switch":
+                func = fence_option(func)
                 continue
             kwargs: dict[str, Any] = {"help": opt.help, "metavar": opt.metavar}
             if opt.kind == "choice":
@@ -70,7 +74,7 @@ def run_query_command(command: str, values: dict[str, Any]) -> None:
     op, params = request_for(command, values)
     result = _query(values.get("memory_dir"), op, params)
     render(op, result, as_json=bool(values.get("as_json")), out=click.echo,
-           err=lambda line: click.echo(line, err=True))
+           err=lambda line: click.echo(line, err=True), fenced=wanted(values.get("fence")))
 
 
 @click.command()

@@ -16,7 +16,7 @@ from ..services.queries import FILTERS
 class Opt(NamedTuple):
     flags: tuple[str, ...]
     dest: str
-    kind: str  # "str", "int", "nonneg", "flag", "multi", "choice", "path"
+    kind: str  # "str", "int", "nonneg", "flag", "switch" (--on/--off), "multi", "choice", "path"
     help: str
     metavar: str | None = None
     choices: tuple[str, ...] = ()
@@ -25,6 +25,9 @@ class Opt(NamedTuple):
 DIR = Opt(("--dir",), "memory_dir", "path",
           "Memory root (default: $MEMDOWN_DIR, else <main git worktree>/.memdown).")
 JSON = Opt(("--json",), "as_json", "flag", "Print JSON.")
+FENCE = Opt(("--fence", "--no-fence"), "fence", "switch",
+            "Label the output as recorded data (fenced text; JSON records get label and flags). "
+            "Default: on when a coding agent runs memdown (CLAUDECODE=1 …) or MEMDOWN_FENCE=1.")
 
 SEARCH = (
     Opt(("-k",), "k", "int", "How many results (default: config search.k)."),
@@ -37,11 +40,13 @@ SEARCH = (
         "Multi-concept AND search: repeat for each concept; only sessions/files matching all are returned."),
     DIR,
     JSON,
+    FENCE,
 )
 EXPAND = (
     Opt(("--lines",), "lines", "nonneg", "Also show N lines before and after the section."),
     DIR,
     JSON,
+    FENCE,
 )
 STATS = (DIR, JSON)
 

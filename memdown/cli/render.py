@@ -26,10 +26,25 @@ def snippet(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write) -> None:
-    if as_json:
+def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write, fenced: bool = False) -> None:
+    """Print ``result``; ``fenced`` (an agent reads it): labelled JSON records, or one fenced text block."""
+    if fenced and op != "stats":
+        from .recorded import Fenced, labelled
+
+        if as_json:
+            out(to_json(labelled(result)))
+            return
+        block = Fenced(op, out)
+        _text(op, result, block, err)
+        block.close()
+    elif as_json:
         out(to_json(result))
-    elif op == "search":
+    else:
+        _text(op, result, out, err)
+
+
+def _text(op: str, result: Any, out: Write, err: Write) -> None:
+    if op == "search":
         _search(result, out)
     elif op == "concepts":
         _concepts(result, out)
@@ -96,6 +111,10 @@ def _stats(data: dict[str, Any], out: Write) -> None:
     out(f"index: {data['index_state']}; {data['files']} files, {data['chunks']} chunks, {data['index_bytes'] / 1e6:.1f} MB")
     for kind, count in data["chunks_by_kind"].items():
         out(f"  {kind}: {count}")
+    vectors = data.get("vectors")
+    if vectors and vectors["filling"]:
+        out(f"vectors: {vectors['embedded']:,} of {vectors['total']:,} embedded, filling newest first "
+            f"({'running' if vectors['filler_running'] else 'not running; the next search or index resumes it'})")
     out(f"model: {data['model']}")
     out(f"last indexed: {data['last_indexed'] or 'never'}")
     days = data["days"]

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
-from .common import dir_option, json_option, print_json, resolve_root
+from .common import dir_option, fence_option, json_option, print_json, resolve_root
+from .recorded import Fenced, labelled, wanted
 
 
 def _recorded_transcripts(root: Path) -> Iterator[Path]:
@@ -38,7 +40,9 @@ def _recorded_transcripts(root: Path) -> Iterator[Path]:
               help="Also show N turns before and after it.")
 @dir_option
 @json_option
-def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | None, as_json: bool) -> None:
+@fence_option
+def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | None, as_json: bool,
+               fence: bool | None) -> None:
     """List the turns of a Claude Code session, or show one turn.
 
     REF is a transcript path, a ~/ path, or a session id (a unique prefix of
@@ -55,10 +59,7 @@ def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | 
     recorded = _recorded_transcripts(resolve_root(memory_dir))
     parsed = parse_transcript(require_transcript(find_transcript(ref), recorded))
     if turn_ref is None:
-        if as_json:
-            print_json(list_turns_json(parsed))
-        else:
-            click.echo(format_turn_list(parsed))
+        _show(list_turns_json(parsed) if as_json else format_turn_list(parsed), as_json, wanted(fence))
         return
     if turn_ref.strip().lower() == "last":
         turn = last_turn(parsed)
@@ -66,10 +67,20 @@ def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | 
             raise NotFoundError(f"session {parsed.session_id} has no turns")
     else:
         turn = locate_turn(parsed, turn_ref)[1]
+    shown = render_turns_json(parsed, turn, context) if as_json else render_turns(parsed, turn, context)
+    _show(shown, as_json, wanted(fence))
+
+
+def _show(shown: Any, as_json: bool, fenced: bool) -> None:
+    """JSON (labelled records when fenced), or the text view (one fenced block when fenced)."""
     if as_json:
-        print_json(render_turns_json(parsed, turn, context))
+        print_json(labelled(shown) if fenced else shown)
+    elif fenced:
+        block = Fenced("transcript", click.echo)
+        block(shown)
+        block.close()
     else:
-        click.echo(render_turns(parsed, turn, context))
+        click.echo(shown)
 
 
 COMMANDS = (transcript,)

@@ -6,6 +6,7 @@ list of row dicts, which is what kept a full build's memory flat.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .table import table_schema
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 _TEXT_COLUMNS = ("id", "source", "kind", "heading", "date", "session", "turn", "transcript", "text")
 _INT_COLUMNS = ("start_line", "end_line", "section_start", "section_end")
+_COLUMNS = _TEXT_COLUMNS + _INT_COLUMNS
 
 
 def arrow_rows(chunks: Sequence[Any], vectors: "np.ndarray", dim: int) -> "pa.Table":
@@ -24,9 +26,10 @@ def arrow_rows(chunks: Sequence[Any], vectors: "np.ndarray", dim: int) -> "pa.Ta
     import numpy as np
     import pyarrow as pa
 
-    columns: dict[str, Any] = {name: pa.array([getattr(c, name) for c in chunks], pa.string())
-                               for name in _TEXT_COLUMNS}
-    columns.update({name: pa.array([getattr(c, name) for c in chunks], pa.int32()) for name in _INT_COLUMNS})
+    # One pass over the chunks for all their fields, then one column per field.
+    values = list(zip(*map(attrgetter(*_COLUMNS), chunks))) or [()] * len(_COLUMNS)
+    columns: dict[str, Any] = {name: pa.array(column, pa.string() if name in _TEXT_COLUMNS else pa.int32())
+                               for name, column in zip(_COLUMNS, values)}
     columns["fts_text"] = pa.array([fts_text(c.heading, c.text, c.date) for c in chunks], pa.string())
     columns["embed_hash"] = pa.array([c.embed_hash for c in chunks], pa.string())
     flat = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1)

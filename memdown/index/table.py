@@ -107,6 +107,9 @@ class IndexMeta:
     # Size and mtime of every data and index file at ``table_version``. Lance never
     # rewrites these files, so at that version any difference is damage.
     table_files: dict[str, list[int]] = field(default_factory=dict)
+    # Rows written without a vector by a text-first build, not filled in yet (services/vector_fill.py).
+    # 0: every row has its vector, and a NULL vector is damage.
+    vectors_missing: int = 0
     scalar_indexes: list[str] = field(default_factory=list)  # made by ensure_indexes; older indexes lack some
 
     @classmethod
@@ -116,7 +119,7 @@ class IndexMeta:
         meta = cls(**data)
         if not isinstance(meta.model_id, str) or not isinstance(meta.dim, int) or meta.dim <= 0:
             raise TypeError("meta.json has wrong types")
-        for name in ("schema_version", "merges_since_optimize", "table_version"):
+        for name in ("schema_version", "merges_since_optimize", "table_version", "vectors_missing"):
             if not isinstance(getattr(meta, name), int):
                 raise TypeError(f"meta.json: {name} is not a number")
         if not isinstance(meta.fts_config, str):

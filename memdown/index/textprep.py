@@ -8,6 +8,7 @@ included so dates and session times are searchable.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..dates import date_words
 
@@ -33,16 +34,21 @@ def fts_config_id() -> str:
 
 
 def camel_parts(text: str) -> list[str]:
-    words: list[str] = []
-    for match in _CAMEL.finditer(text):
-        parts = _PARTS.findall(match.group(0))
-        if len(parts) > 1:
-            words.append(" ".join(p.lower() for p in parts))
-    return words
+    return [split for split in map(_camel_split, _CAMEL.findall(text)) if split]
+
+
+# Cached: the same identifiers recur in chunk after chunk, and a day's date in every chunk of its file.
+@lru_cache(maxsize=65536)
+def _camel_split(word: str) -> str:
+    parts = _PARTS.findall(word)
+    return " ".join(p.lower() for p in parts) if len(parts) > 1 else ""
+
+
+_date_words = lru_cache(maxsize=4096)(date_words)
 
 
 def fts_text(heading: str, text: str, date: str = "") -> str:
     extra = camel_parts(text)
     tail = ("\n" + " ".join(dict.fromkeys(extra))) if extra else ""
-    when = date_words(date)
+    when = _date_words(date)
     return f"{heading}{' ' + when if when else ''}\n{text}{tail}"

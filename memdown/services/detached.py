@@ -10,12 +10,10 @@ Standard library only: the Stop hook imports this on its fast path.
 """
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
-from .. import paths
 from ..config import hook_sync
+from .spawn import spawn_detached
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
@@ -26,21 +24,7 @@ if TYPE_CHECKING:
 
 def start_worker(root: Path) -> None:
     """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""
-    logs = paths.logs_dir(root)
-    logs.mkdir(parents=True, exist_ok=True, mode=0o700)
-    log = str(logs / "worker.log")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    os.posix_spawn(
-        sys.executable,
-        [sys.executable, "-m", "memdown", "worker", "--dir", str(root)],
-        {**os.environ, "LANCEDB_LOG": "error"},
-        file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_OPEN, 1, log, flags, 0o600),
-            (os.POSIX_SPAWN_DUP2, 1, 2),
-        ],
-        setsid=True,  # survives the hook and Claude Code's process group
-    )
+    spawn_detached(root, ["-m", "memdown", "worker", "--dir", str(root)], "worker.log")
 
 
 def run_or_start(root: Path, job_file: Path, config: Config | None) -> bool:

@@ -28,7 +28,9 @@ from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
 from ..store.automemory import note_files, source_for
+from ..store.chunkpool import ChunkAhead
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
+from .text_first import TextFirst, ensure_filler, without_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,6 +56,7 @@ class IndexReport:
     chunks_removed: int = 0
     chunks_total: int = 0
     embedded: int = 0
+    vectors_pending: int = 0  # rows written without a vector, filled in the background (services/vector_fill.py)
     seconds: float = 0.0
     rebuilt: bool = False
     rebuild_reason: str = ""
@@ -77,13 +80,16 @@ def chunk_options(config: Config) -> ChunkOptions:
         max_chars=config["chunking.max_chars"],
         context_chars=config["chunking.context_chars"],
         heading_context=config["chunking.heading_context"],
+        neighbour_weight=config["chunking.neighbour_weight"],
+        heading_weight=config["chunking.heading_weight"],
     )
 
 
 def index_identity(embedder: Embedder, config: Config) -> str:
     """Everything that changes what rows contain; a change forces a rebuild."""
     options = chunk_options(config)
-    return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}"
+    mix = f":mix{options.neighbour_weight!r}:{options.heading_weight!r}" if options.neighbour_weight > 0 else ""
+    return f"{fts_config_id()}|chunk{CHUNKER_VERSION}:{options.max_chars}:{options.context_chars}:{int(options.heading_context)}{mix}"
 
 
 class Indexer:
@@ -93,6 +99,7 @@ class Indexer:
         self.embedder = embedder
         self.table = ChunkTable(paths.index_dir(self.root))
         self.max_bytes = int(config["index.max_file_mb"] * 1_000_000)
+        self._text_first: TextFirst | None = None  # a full build's model budget (services/vector_fill.py)
 
     # --- opening ----------------------------------------------------------
     def open_table(self, report: IndexReport | None = None, *, rebuild: bool = False) -> bool:
@@ -155,8 +162,16 @@ class Indexer:
                     self._pass(None, report, fresh=True, progress=progress)
                 except _LANCE_ERRORS as again:
                     raise IndexUnavailableError(f"cannot write the index ({damage_reason(again)})") from None
+            meta = self.table.meta
+            assert meta is not None
+            if meta.vectors_missing and not report.rebuilt:  # rows replaced while filling: recount
+                meta.vectors_missing = self.table.table.count_rows("vector IS NULL")
+                self.table.save_sidecars()
         report.embedded = self.embedder.embedded - embedded_before
         report.chunks_total = sum(r.chunks for r in self.table.files.values())
+        report.vectors_pending = meta.vectors_missing
+        if report.vectors_pending:
+            ensure_filler(self.root)  # newest first, in the background; the ANN index waits for it
         self._maybe_start_vector_index(report.chunks_total)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
@@ -199,6 +214,7 @@ class Indexer:
     def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
                  fresh: bool) -> Iterator[_Pending]:
         options = chunk_options(self.config)
+        ahead = ChunkAhead(self.root, files if fresh else (), options, max_bytes=self.max_bytes)  # both cores for a build
         for source, path in files:
             known = self.table.files.get(source)
             try:
@@ -223,7 +239,7 @@ class Indexer:
                 known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
                 report.files_unchanged += 1
                 continue
-            chunks = chunk_markdown(source, mfile.text, options)
+            chunks = ahead.chunks(source, mfile.text, digest)
             old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
             record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
                                 rows=rows_digest(chunk_key(c) for c in chunks))
@@ -235,7 +251,7 @@ class Indexer:
         for item in pending:
             for chunk in item.chunks:
                 old = item.old_rows.get(chunk.id)
-                if old is not None and old.get("embed_hash") == chunk.embed_hash:
+                if old is not None and old.get("embed_hash") == chunk.embed_hash and old.get("vector") is not None:
                     chunk.vector = old["vector"]
                 else:
                     todo.append(chunk)
@@ -253,7 +269,13 @@ class Indexer:
 
     def _build(self, files: list[tuple[str, str | Path]], report: IndexReport, progress: ProgressCallback | None) -> None:
         """A full build in bounded memory: BUILD_BATCH chunks are chunked, embedded and
-        turned into Arrow columns at a time; the table is written every WRITE_ROWS rows."""
+        turned into Arrow columns at a time; the table is written every WRITE_ROWS rows.
+
+        Text first: once the model would have to embed more than ``index.defer_vectors_above``
+        chunks, the rest are written without vectors (full-text search works at once) and
+        counted in ``meta.vectors_missing`` for the background filler (services/vector_fill.py).
+        """
+        self._text_first = TextFirst(self.embedder, self.config["index.defer_vectors_above"], self.table.meta.dim)  # type: ignore[union-attr]
         batch: list[_Pending] = []
         ready: list[pa.Table] = []
         chunks = ready_rows = 0
@@ -272,29 +294,28 @@ class Indexer:
         if batch:
             ready.append(self._arrow_batch(batch, report))
         self._append(ready)
+        self.table.meta.vectors_missing = self._text_first.missing  # type: ignore[union-attr]
         if self.table.files:
             self.table.ensure_indexes(FTS_OPTIONS)
         self.table.save_sidecars()
 
     def _arrow_batch(self, batch: list[_Pending], report: IndexReport) -> "pa.Table":
         chunks = [c for item in batch for c in item.chunks]
-        # Shortest first inside the batch: similar lengths share a model batch (less padding).
-        order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].embed_text))
-        vectors = self.embedder.embed_array([chunks[i].embed_text for i in order],
-                                            [chunks[i].embed_hash for i in order])
-        if len(chunks):
-            vectors = vectors[_inverse(order)]
+        vectors, missing = self._text_first.vectors(chunks)  # type: ignore[union-attr]
         for item in batch:
             self.table.files[item.source] = item.record
             report.chunks_added += len(item.chunks)
             report.files_indexed += 1
-        return arrow_rows(chunks, vectors, self.table.meta.dim)  # type: ignore[union-attr]
+        rows = arrow_rows(chunks, vectors, self.table.meta.dim)  # type: ignore[union-attr]
+        return rows if missing is None else without_vectors(rows, missing)
 
     def _append(self, ready: list["pa.Table"]) -> None:
         if ready and any(b.num_rows for b in ready):
             import pyarrow as pa
 
-            self.table.table.add(pa.concat_tables(ready))
+            # A NULL vector is a row left for the background filler (text first), not a bad vector.
+            deferring = self._text_first is not None and self._text_first.deferring
+            self.table.table.add(pa.concat_tables(ready), on_bad_vectors="null" if deferring else "error")
 
     def _write(self, pending: list[_Pending], report: IndexReport) -> None:
         for item in pending:
@@ -341,14 +362,6 @@ class Indexer:
         report.chunks_removed += record.chunks if record else 0
         report.files_removed += 1
         self.table.save_sidecars()
-
-
-def _inverse(order: list[int]) -> list[int]:
-    """The permutation that undoes ``order`` (row i of the result is item i of the input)."""
-    inverse = [0] * len(order)
-    for position, index in enumerate(order):
-        inverse[index] = position
-    return inverse
 
 
 def _is_note(root: Path, path: Path) -> bool:

@@ -47,11 +47,12 @@ class Memory:
     @property
     def embedder(self):
         if self._cached is None:
-            from ..index.cache import CachedEmbedder, EmbeddingCache
+            from ..index.cache import EmbeddingCache
+            from .neighbours import cached_embedder
 
             inner = self._embedder_inner or embedder_from_config(self.config)
             cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
-            self._cached = CachedEmbedder(inner, cache)
+            self._cached = cached_embedder(inner, cache, mixing=self.config["chunking.neighbour_weight"] > 0)
         return self._cached
 
     def share_embedder(self, other: "Memory") -> None:
@@ -88,6 +89,11 @@ class Memory:
                 if self.embedder.cache is not None:
                     self.embedder.cache.ensure_open()  # a damaged embedding cache is still healed and noticed
                 self.table._load_sidecars()  # meta and file records, as after a full pass (the table stays closed)
+                if self.table.meta is not None and self.table.meta.vectors_missing:
+                    from .text_first import ensure_filler
+
+                    ensure_filler(self.root)  # a killed filler resumes
+                    current.vectors_pending = self.table.meta.vectors_missing
                 return current
         self.embedder.load()
         report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
@@ -184,7 +190,23 @@ class Memory:
         if options.mode != "text":
             self.embedder.load()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
-        return self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
+        hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
+        if options.mode != "text":
+            self._note_partial_vectors(hits)
+        return hits
+
+    def _note_partial_vectors(self, hits: list[Hit]) -> None:
+        """Say when vectors are still being filled in (a text-first build), and keep a filler running."""
+        from .text_first import ensure_filler, pending_vectors, progress_line
+
+        missing = pending_vectors(self.root)  # from meta.json: a long-lived reader's meta is stale
+        if not missing:
+            return
+        total = self.table.count()
+        self.notices.append(progress_line(missing, total))
+        for hit in hits:
+            hit.partial_vectors = {"embedded": max(0, total - missing), "total": total}
+        ensure_filler(self.root)
 
     def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
                         since: str | None = None, until: str | None = None, source: str | None = None,
@@ -198,6 +220,15 @@ class Memory:
         self.ensure_index(refresh=False)
         row = self._with_recovery(lambda: find_row(self.table, chunk_id))
         return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
+
+    def _vector_progress(self) -> dict[str, Any]:
+        """Embedded of total chunks, and whether a background filler is at work (text-first builds)."""
+        from .text_first import filler_running, pending_vectors
+
+        total = self.table.count()
+        missing = pending_vectors(self.root)
+        return {"embedded": max(0, total - missing), "total": total, "filling": bool(missing),
+                "filler_running": bool(missing) and filler_running(self.root)}
 
     def stats(self) -> dict[str, Any]:
         from .status import memory_status
@@ -215,9 +246,10 @@ class Memory:
                 index_bytes=self.table.size_bytes(),
                 index_model=meta.model_id if meta else None,
                 last_indexed=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(meta.last_indexed)) if meta and meta.last_indexed else None,
+                vectors=self._vector_progress(),
                 index_state="ok",
             )
         except IndexUnavailableError as exc:
             out.update(files=0, chunks=0, chunks_by_kind={}, index_bytes=0, index_model=None,
-                       last_indexed=None, index_state=f"unavailable: {exc}")
+                       last_indexed=None, index_state=f"unavailable: {exc}", vectors=None)
         return out

@@ -76,6 +76,9 @@ class Hit:
     section_end: int = 0
     window: Window | None = None  # what the agent reads for this hit (the unit above sits inside it)
     notes: list[str] = field(default_factory=list)
+    # {"embedded", "total"} chunks while a text-first build's vectors are filled in (services/vector_fill.py):
+    # this hit came from a search that matched older entries by full text only.
+    partial_vectors: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

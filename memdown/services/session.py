@@ -88,6 +88,14 @@ def session_brief(root: Path, config: Config, *, shown_as: str) -> SessionBrief:
             status += f"; {queue}"
     except Exception as exc:
         hook_log(root, "SessionStart", f"job retry not started: {type(exc).__name__}: {exc}")
+    try:
+        from .text_first import ensure_filler, pending_vectors
+
+        if pending_vectors(root):  # a text-first build's vectors: resume a filler that died
+            ensure_filler(root)
+            status += f"; {pending_vectors(root)} vectors still being filled in"
+    except Exception as exc:
+        hook_log(root, "SessionStart", f"vector filler not started: {type(exc).__name__}: {exc}")
     return SessionBrief(status, "\n\n".join(parts))
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from .. import paths
 from ..config import Config
-from ..errors import IndexUnavailableError, SnapshotError, SnapshotMismatchError
+from ..errors import IndexUnavailableError, SnapshotError, SnapshotMismatchError, VectorsPendingError
 from ..fsutil import file_lock
 from ..index.embedder import Embedder
 from ..index.table import TABLE_NAME, ChunkTable, damage_reason
@@ -101,6 +101,9 @@ def export_snapshot(root: Path, dest: Path, embedder: Embedder, config: Config) 
         assert meta is not None
         if meta.model_id != embedder.model_id or meta.fts_config != index_identity(embedder, config):
             raise IndexUnavailableError("the index was built with other settings than the config's; run `memdown index` first")
+        if meta.vectors_missing:
+            raise VectorsPendingError(f"the index still waits for {meta.vectors_missing} vectors (filled in the "
+                                      "background); export once `memdown stats` shows them complete")
         dest.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".snapshot-", dir=dest.parent) as tmp:  # same file system: rename
             stage = Path(tmp) / INDEX_FOLDER

@@ -36,8 +36,8 @@ RETRAIN_BELOW = 0.5
 def ann_due(table: ChunkTable, min_rows: int) -> bool:
     """True when the open table is large enough and has no ANN index, or one covering too few rows."""
     rows = table.count()
-    if rows < max(1, min_rows):
-        return False
+    if rows < max(1, min_rows) or (table.meta is not None and table.meta.vectors_missing):
+        return False  # too small, or vectors still being filled in (training must see them all)
     covered = table.ann.rows()
     return covered is None or covered[0] < RETRAIN_BELOW * rows
 
@@ -89,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..config import load_config
 
     root = args.dir
+    from ..logfiles import log_to_file
+
+    log_to_file(paths.logs_dir(root) / "vector-index.log")  # rotated by size; stdout (started appended to it) follows
     try:
         outcome = build_vector_index(root, load_config(root)["index.ann_min_rows"])
     except (IndexUnavailableError, RuntimeError, OSError, ValueError) as exc:

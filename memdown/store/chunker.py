@@ -10,15 +10,14 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
-
-import frontmatter
-from markdown_it import MarkdownIt
 
 from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
 from .kinds import kind_for
+from .mixrecipe import Recipe, compose
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
@@ -27,7 +26,19 @@ _DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # Any HTML comment: a block made only of comments (and anchors) carries no chunk
 # text, so adding or removing one only shifts line numbers and embeds nothing.
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-_md = MarkdownIt("commonmark", {"html": True}).enable("table")
+# One parser for every file. Block structure is all the chunker reads (a heading's
+# title is its inline token's raw content), so the core rules that parse inline
+# markup into child tokens are off: about a quarter of the parse time, same blocks.
+_md = None  # the parser, made on first use: a no-op `memdown index` never imports markdown-it or YAML
+
+
+def _parser():
+    global _md
+    if _md is None:
+        from markdown_it import MarkdownIt
+
+        _md = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+    return _md
 
 
 @dataclass
@@ -45,11 +56,12 @@ class Chunk:
     turn: str
     transcript: str
     text: str  # what search shows and full-text search reads (anchors stripped)
-    embed_text: str  # what the model reads: heading context + neighbours + text
+    embed_text: str  # what the model reads: heading context + neighbours + text (or a mixrecipe)
     vector: list[float] | None = None  # filled by the indexer
 
-    @property
+    @cached_property
     def embed_hash(self) -> str:
+        """Computed once: a build reads it for the record, the cache key and the row."""
         return hashlib.sha256(self.embed_text.encode("utf-8")).hexdigest()
 
 
@@ -63,12 +75,15 @@ class ChunkOptions:
     max_chars: int = CHUNKING["max_chars"]
     context_chars: int = CHUNKING["context_chars"]
     heading_context: bool = CHUNKING["heading_context"]
+    neighbour_weight: float = CHUNKING["neighbour_weight"]  # > 0: mix neighbours' vectors (store/mixrecipe.py)
+    heading_weight: float = CHUNKING["heading_weight"]
 
 
 @dataclass
 class _Block:
     start: int  # 0-based line in the body
     end: int  # exclusive
+    text: str = ""  # a group's chunk text when grouping already made it (a group of one piece)
 
 
 @dataclass
@@ -89,6 +104,8 @@ class ParsedFile:
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
     """(metadata, body, number of lines before the body)."""
+    import frontmatter
+
     handler = frontmatter.detect_format(text, frontmatter.handlers)
     if handler is None:
         return {}, text, 0
@@ -108,7 +125,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
 def parse_markdown(text: str) -> ParsedFile:
     metadata, body, offset = split_frontmatter(text)
     lines = body.split("\n")
-    tokens = _md.parse(body)
+    tokens = _parser().parse(body)
     sections: list[Section] = [Section(path=[], start=0, end=len(lines))]
     stack: list[tuple[int, str]] = []  # (level, title)
     i = 0
@@ -149,6 +166,15 @@ def _block_text(lines: list[str], start: int, end: int) -> str:
     return "\n".join(lines[start:end]).strip("\n")
 
 
+def _without_anchors(text: str) -> str:
+    """``strip_anchors`` that skips the regex when there is no comment at all (most blocks)."""
+    return strip_anchors(text) if "<!--" in text else text
+
+
+def _only_comments(text: str) -> bool:
+    return "<!--" in text and not _HTML_COMMENT_RE.sub("", text).strip()
+
+
 def _split_oversized(lines: list[str], block: _Block, max_chars: int) -> list[_Block]:
     """A single block longer than the limit is cut on line boundaries."""
     pieces: list[_Block] = []
@@ -169,21 +195,27 @@ def _group_blocks(lines: list[str], blocks: list[_Block], max_chars: int) -> lis
     current: _Block | None = None
     size = 0
     for block in blocks:
-        text = strip_anchors(_block_text(lines, block.start, block.end)).strip()
-        if not text or not _HTML_COMMENT_RE.sub("", text).strip():
+        raw = _block_text(lines, block.start, block.end)
+        text = _without_anchors(raw).strip()
+        if not text or _only_comments(text):
             continue
-        for piece in (_split_oversized(lines, block, max_chars) if len(text) > max_chars else [block]):
-            piece_text = _block_text(lines, piece.start, piece.end)
-            if not strip_anchors(piece_text).strip():
+        pieces = [(block, raw, text)]
+        if len(text) > max_chars:
+            pieces = []
+            for piece in _split_oversized(lines, block, max_chars):
+                piece_raw = _block_text(lines, piece.start, piece.end)
+                pieces.append((piece, piece_raw, _without_anchors(piece_raw).strip()))
+        for piece, piece_raw, piece_text in pieces:
+            if not piece_text:
                 continue  # e.g. the blank line a list item's map ends with, cut off on its own
-            piece_len = block_len = len(piece_text)
-            if current is not None and size + block_len > max_chars:
+            piece_len = len(piece_raw)
+            if current is not None and size + piece_len > max_chars:
                 groups.append(current)
                 current = None
             if current is None:
-                current, size = _Block(piece.start, piece.end), piece_len
+                current, size = _Block(piece.start, piece.end, piece_text), piece_len
             else:
-                current.end = piece.end
+                current.end, current.text = piece.end, ""  # several pieces: the text is made from the lines
                 size += piece_len
     if current is not None:
         groups.append(current)
@@ -209,6 +241,7 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
     lines, offset = parsed.lines, parsed.body_offset
     kind = kind_for(source)
     date = file_date(source, parsed.metadata)
+    when = date_phrase(date) if options.heading_context else ""
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
     for section in parsed.sections:
@@ -218,7 +251,9 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
         section_raw = _block_text(lines, section.start, section.end)
         anchor = parse_anchor(section_raw) or Anchor()
         heading = HEADING_SEPARATOR.join(section.path)
-        texts = [strip_anchors(_block_text(lines, g.start, g.end)).strip() for g in groups]
+        texts = [g.text or _without_anchors(_block_text(lines, g.start, g.end)).strip() for g in groups]
+        prefix = (f"{when}: {heading}" if when else heading) if options.heading_context and heading else ""
+        section_end = max(section.start + 1, _last_nonblank(lines, section.start, section.end)) + offset
         for n, (group, body) in enumerate(zip(groups, texts)):
             key = f"{source}\x00{heading}\x00{body}"
             ordinal = seen.get(key, 0)
@@ -233,13 +268,14 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
                     start_line=group.start + offset + 1,
                     end_line=_last_nonblank(lines, group.start, group.end) + offset,  # not the trailing blank a list map includes
                     section_start=section.start + offset + 1,
-                    section_end=max(section.start + 1, _last_nonblank(lines, section.start, section.end)) + offset,
+                    section_end=section_end,
                     date=date,
                     session=anchor.session,
                     turn=anchor.turn,
                     transcript=anchor.transcript,
                     text=body,
-                    embed_text=_embed_text(heading, texts, n, options, date),
+                    embed_text=(_mix_recipe(prefix, texts, n, options) if options.neighbour_weight > 0
+                                else _embed_text(prefix, texts, n, options.context_chars)),
                 )
             )
     return chunks
@@ -253,17 +289,19 @@ def _last_nonblank(lines: list[str], start: int, end: int) -> int:
     return start + 1
 
 
-def _embed_text(heading: str, texts: list[str], n: int, options: ChunkOptions, date: str = "") -> str:
-    """Heading path, then the chunk, with a little of its section neighbours.
+def _mix_recipe(prefix: str, texts: list[str], n: int, options: ChunkOptions) -> str:
+    """With ``neighbour_weight``: the unit, its section neighbours and heading, to be embedded apart and mixed."""
+    return compose(Recipe(texts[n], texts[n - 1] if n > 0 else "", texts[n + 1] if n + 1 < len(texts) else "",
+                          prefix, options.neighbour_weight, options.heading_weight))
+
+
+def _embed_text(prefix: str, texts: list[str], n: int, ctx: int) -> str:
+    """Heading path (``prefix``: date phrase and heading, or ""), then the chunk, with a little of its section neighbours.
 
     Neighbours come only from the same section, so an edit elsewhere in the
     file never changes what this chunk embeds.
     """
-    parts: list[str] = []
-    if options.heading_context and heading:
-        when = date_phrase(date)
-        parts.append(f"{when}: {heading}" if when else heading)
-    ctx = options.context_chars
+    parts: list[str] = [prefix] if prefix else []
     if ctx and n > 0:
         parts.append("… " + texts[n - 1][-ctx:])
     parts.append(texts[n])

@@ -76,8 +76,15 @@ def assert_fenced(context: str, *, limit: int = 10_000) -> None:
         for name, marker in MARKERS.items():
             if marker in line:
                 assert inside is not None, f"{name} outside a fence: {line}"
-                assert line.startswith("- [flagged:"), f"{name} not flagged: {line}"
+                assert re.match(r"\s*(?:- )?\[flagged:", line), f"{name} not flagged: {line}"
     assert inside is None, "an unclosed fence"
+
+
+def write_poisoned_daily(memory_root: Path) -> None:
+    """A daily log with every hostile entry, a huge one, and one ordinary fix."""
+    body = "## Session 10:00\n\n" + "".join(f"### 10:{n:02d}\n\n- {text}\n\n" for n, text in enumerate(HOSTILE.values()))
+    body += f"### 11:00\n\n- {HUGE}\n\n### 11:30\n\n- Fixed the deploy with alembic upgrade head.\n"
+    (memory_root / "memory" / "2026-11-21.md").write_text("# 2026-11-21\n\n" + body)
 
 
 def fake_daemon(sock_path: Path, hits: list[dict], received: list[bytes] | None = None) -> socket.socket:

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_memdown
-from attack_corpus import HOSTILE, HOSTILE_ANCHOR_TARGETS, HUGE, MARKERS, assert_fenced, fake_daemon
+from attack_corpus import (HOSTILE, HOSTILE_ANCHOR_TARGETS, HUGE, MARKERS, assert_fenced, fake_daemon,
+                           write_poisoned_daily)
 from memdown.config import load_config
 from memdown import fence, paths
 from memdown.learning import learnings, review
@@ -137,16 +138,10 @@ def test_undo_removes_only_this_machines_rule_after_a_merge(memory_root: Path, i
 
 # --- fenced context ----------------------------------------------------------------------
 
-def _poison_daily(memory_root: Path) -> None:
-    body = "## Session 10:00\n\n" + "".join(f"### 10:{n:02d}\n\n- {text}\n\n" for n, text in enumerate(HOSTILE.values()))
-    body += f"### 11:00\n\n- {HUGE}\n\n### 11:30\n\n- Fixed the deploy with alembic upgrade head.\n"
-    (memory_root / "memory" / "2026-11-21.md").write_text("# 2026-11-21\n\n" + body)
-
-
 def test_session_start_fences_and_flags_a_poisoned_memory(memory_root: Path, isolate_paths: Path) -> None:
     assert run_memdown("init").returncode == 0
     (memory_root / "config.toml").write_text("[hooks]\ndigest_chars = 50000\ndigest_entries = 100\n")
-    _poison_daily(memory_root)
+    write_poisoned_daily(memory_root)
     promoted = POISONED_LEARNINGS.format(target="global").replace("status: pending", "status: promoted")
     promoted = promoted.replace("- target: global\n", "- promoted_to: global ~/.claude/CLAUDE.md (2026-11-22)\n")
     (memory_root / "learnings.md").write_text(promoted)

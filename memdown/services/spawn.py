@@ -1,0 +1,31 @@
+"""Starting a detached background process (the capture worker, the vector filler).
+
+``os.posix_spawn`` with ``setsid`` instead of ``subprocess``: importing
+subprocess costs every hook several milliseconds. Standard library only.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .. import paths
+
+
+def spawn_detached(root: Path, args: list[str], log_name: str) -> None:
+    """Spawn ``python ARGS`` in its own session (it outlives the caller), output appended to ``logs/LOG_NAME``."""
+    logs = paths.logs_dir(root)
+    logs.mkdir(parents=True, exist_ok=True, mode=0o700)
+    log = str(logs / log_name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    os.posix_spawn(
+        sys.executable,
+        [sys.executable, *args],
+        {**os.environ, "LANCEDB_LOG": "error"},
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, log, flags, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,  # survives the hook and Claude Code's process group
+    )
