@@ -34,6 +34,7 @@ class Memory:
         self.config = config or load_config(self.root)
         self._embedder_inner = embedder
         self._cached = None
+        self._model: Embedder | None = None  # the model under the cache (and mixer), once built
         self._indexer: Indexer | None = None
         self._table_ready = False
         self.notices: list[str] = []  # one-line notes for the user (rebuilds, refreshes)
@@ -50,7 +51,7 @@ class Memory:
             from ..index.cache import EmbeddingCache
             from .neighbours import cached_embedder
 
-            inner = self._embedder_inner or embedder_from_config(self.config)
+            inner = self._model = self._embedder_inner or embedder_from_config(self.config)
             cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
             self._cached = cached_embedder(inner, cache, mixing=self.config["chunking.neighbour_weight"] > 0)
         return self._cached
@@ -188,12 +189,23 @@ class Memory:
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
         if options.mode != "text":
-            self.embedder.load()  # a missing model fails here, before the index is touched
+            self._load_for_queries()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
         hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
         if options.mode != "text":
             self._note_partial_vectors(hits)
         return hits
+
+    def _load_for_queries(self) -> None:
+        """Load what embedding a query needs: for the packaged model not fastembed (index/embedder.py)."""
+        embedder = self.embedder
+        light = getattr(self._model, "load_for_queries", None)
+        if light is None:
+            embedder.load()
+            return
+        if embedder.cache is not None:
+            embedder.cache.ensure_open()  # as embedder.load() does: a damaged cache is healed and noticed
+        light()
 
     def _note_partial_vectors(self, hits: list[Hit]) -> None:
         """Say when vectors are still being filled in (a text-first build), and keep a filler running."""
