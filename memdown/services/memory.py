@@ -189,6 +189,7 @@ class Memory:
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
         if options.mode != "text":
+            _import_lancedb_meanwhile()
             self._load_for_queries()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
         hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
@@ -265,3 +266,22 @@ class Memory:
             out.update(files=0, chunks=0, chunks_by_kind={}, index_bytes=0, index_model=None,
                        last_indexed=None, index_state=f"unavailable: {exc}", vectors=None)
         return out
+
+
+def _import_lancedb_meanwhile() -> None:
+    """Start importing LanceDB on a thread while this one loads the model: in a fresh process the two
+    are most of a search, and they overlap (wall time only; the CPU is the same). The table's own
+    ``import lancedb`` waits for this one; an error there is raised there, not here."""
+    import sys
+
+    if "lancedb" in sys.modules:
+        return
+    import threading
+
+    def run() -> None:
+        try:
+            import lancedb  # noqa: F401
+        except Exception:  # noqa: BLE001 - the import in index/table.py raises it where it is handled
+            pass
+
+    threading.Thread(target=run, name="memdown-import-lancedb", daemon=True).start()
