@@ -30,11 +30,11 @@ CORPUS = REPO / "bench" / "retrieval" / "corpus"
 GOLDEN = FIXTURES / "golden.json"
 FIELDS = ("id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end", "date",
           "session", "turn", "transcript", "text", "embed_text", "embed_hash")
-OPTIONS = {
-    "default": ChunkOptions(),
-    "small": ChunkOptions(max_chars=80, context_chars=30),
-    "plain": ChunkOptions(max_chars=600, context_chars=0, heading_context=False),
-    "large": ChunkOptions(max_chars=2000, context_chars=200),
+OPTIONS = {  # text context (neighbour_weight=0), as recorded; neighbour mixing: tests/test_neighbours.py
+    "default": ChunkOptions(neighbour_weight=0),
+    "small": ChunkOptions(max_chars=80, context_chars=30, neighbour_weight=0),
+    "plain": ChunkOptions(max_chars=600, context_chars=0, heading_context=False, neighbour_weight=0),
+    "large": ChunkOptions(max_chars=2000, context_chars=200, neighbour_weight=0),
 }
 
 

@@ -84,4 +84,5 @@ def cached_embedder(inner: Embedder, cache: EmbeddingCache | None, *, mixing: bo
     """The embedder an index uses: cached, and with neighbour mixing when the settings ask for it."""
     if not mixing:
         return CachedEmbedder(inner, cache)
+    # ``embedded`` (and so IndexReport.embedded) counts units whose mixed vector was computed.
     return CachedEmbedder(NeighbourMixer(CachedEmbedder(inner, cache)), cache)
