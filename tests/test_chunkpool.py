@@ -17,6 +17,8 @@ from memdown.store.chunker import ChunkOptions, chunk_markdown
 from memdown.store.chunkpool import ChunkAhead, Chunked, chunk_files
 from memdown.store.reader import read_memory_file, walk_markdown
 
+chunkpool_pooled = chunkpool._pooled
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "chunker"
 FIELDS = ("id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end", "date",
           "session", "turn", "transcript", "text", "embed_text", "embed_hash")
@@ -98,8 +100,40 @@ def test_a_pooled_build_writes_the_same_index_and_reports_the_same_skips(memory_
     want = _table(m)
     monkeypatch.setattr(chunkpool, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(chunkpool, "GROUP_BYTES", 8192)
+    served: list[str] = []
+    monkeypatch.setattr(chunkpool, "_pooled", lambda *args: (r for r in chunkpool_pooled(*args) if not served.append(r.source)))
     pooled = m.index(rebuild=True)
+    assert len(served) > 20  # the pool did serve this build
     assert _table(m) == want and len(want) == serial.chunks_added > 100
     assert (pooled.skipped, pooled.warnings) == (serial.skipped, serial.warnings)
     assert [s["source"] for s in pooled.skipped] == ["notes/blob.md"]
     assert any("invalid UTF-8" in w for w in pooled.warnings)
+
+
+UNGUARDED_SCRIPT = """
+import sys
+from pathlib import Path
+with open(sys.argv[2], "a") as ran:  # no __main__ guard: a spawned worker that ran this would append too
+    ran.write("ran\\n")
+from memdown.store.chunker import ChunkOptions
+from memdown.store.chunkpool import chunk_files
+root = Path(sys.argv[1])
+items = [(p.name, p) for p in sorted(root.glob("*.md"))]
+got = list(chunk_files(root, items, ChunkOptions(), max_bytes=10**7, workers=2, min_bytes=0))
+print(sum(r.chunks is not None for r in got))
+"""
+
+
+def test_workers_do_not_rerun_an_unguarded_calling_script(tmp_path):
+    import subprocess
+    import sys
+
+    for i in range(4):
+        (tmp_path / f"f{i}.md").write_text(f"# H{i}\n\nbody {i}\n")
+    script, ran = tmp_path / "script.py", tmp_path / "ran.txt"
+    script.write_text(UNGUARDED_SCRIPT)
+    out = subprocess.run([sys.executable, str(script), str(tmp_path), str(ran)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "4"  # every file chunked by a worker
+    assert ran.read_text() == "ran\n"  # and the script ran once, here

@@ -68,13 +68,14 @@ def test_table_damage_or_rollback_is_not_current(memory_root: Path):
     assert quick(memory_root) is None  # rewritten: mtime moved
 
 
-def test_a_noop_index_imports_neither_lancedb_nor_the_model(memory_root: Path):
+def test_a_noop_index_imports_neither_lancedb_nor_the_model_nor_the_markdown_parser(memory_root: Path):
     build(memory_root)
     code = textwrap.dedent(f"""
         import sys, json
         from memdown.api import Memory
         report = Memory.open({str(memory_root)!r}).index()
-        print("@@" + json.dumps({{"heavy": sorted(m for m in ("lancedb", "fastembed", "onnxruntime", "pyarrow")
+        print("@@" + json.dumps({{"heavy": sorted(m for m in ("lancedb", "fastembed", "onnxruntime", "pyarrow",
+                                                             "numpy", "markdown_it", "yaml", "frontmatter")
                                                    if m in sys.modules), "unchanged": report.files_unchanged}}))
     """)
     # build() used the fake model: point the real config at an index made by the packaged model's id.

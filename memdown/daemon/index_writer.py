@@ -57,6 +57,7 @@ class IndexWriter:
         self.warmup_delay = warmup_delay
         self.reconcile_seconds = reconcile_seconds
         self.writing = False
+        self.warming = False  # the warm-up is work too: no idle exit while it runs
         self.warm = False
         self.last_index: dict[str, Any] | None = None
         self._backoff_until = 0.0
@@ -140,6 +141,7 @@ class IndexWriter:
     def _warm_up(self) -> None:
         """Load lancedb, the table and the model once, so the first search is warm."""
         started = time.perf_counter()
+        self.warming = True
         try:
             with self.shared.lock:
                 from ..services.queries import run_query
@@ -159,6 +161,8 @@ class IndexWriter:
             self.on_root_gone()
         except Exception as exc:
             self.log.warning("warm-up failed (%s: %s); queries will load on demand", type(exc).__name__, exc)
+        finally:
+            self.warming = False
         self.warm = True
 
     # --- writing -------------------------------------------------------------

@@ -1,8 +1,7 @@
-"""The daemon's log: ``<root>/logs/watch.log``, rotated, never the user's terminal."""
+"""The daemon's log: ``<root>/logs/watch.log``, rotated (``memdown.logfiles``), never the user's terminal."""
 from __future__ import annotations
 
 import logging
-import logging.handlers
 from pathlib import Path
 
 from .. import paths
@@ -32,9 +31,12 @@ def setup_logging(root: Path, *, level: int = logging.INFO, max_bytes: int = MAX
             ignore.write_text("*\n", encoding="utf-8")
         except OSError:
             pass
-    handler = logging.handlers.RotatingFileHandler(
-        log_file(root), maxBytes=max_bytes, backupCount=backups, encoding="utf-8"
-    )
+    from ..logfiles import RotatingLog, redirected_to
+
+    # Safe with several writers (a daemon starting while the last one shuts down); stderr, which a
+    # detached start appends to this file (tracebacks, native libraries), follows each rotation.
+    handler = RotatingLog(log_file(root), max_bytes=max_bytes, backups=backups,
+                          follow_fds=redirected_to(log_file(root)))
     handler.setFormatter(logging.Formatter(FORMAT))
     logger = logging.getLogger(LOGGER_NAME)
     for old in list(logger.handlers):

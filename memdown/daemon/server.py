@@ -201,8 +201,9 @@ class Daemon:
             if not self.root_present():
                 self._root_gone()
                 break
-            if (self.idle_seconds is not None and self.idle_for() > self.idle_seconds and not self.writing
-                    and not self.queries.busy()):
+            if self.writing or self.writer.warming or self.queries.busy():
+                self.touch()  # idle time counts from the end of the last work, not from its start
+            elif self.idle_seconds is not None and self.idle_for() > self.idle_seconds:
                 self.exit_reason = f"idle for {self.idle_seconds:.0f}s"
                 break
             if not self.watcher.alive() and not self._restart_watcher():

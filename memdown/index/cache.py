@@ -193,7 +193,7 @@ class EmbeddingCache:
                 split = _split_key(key, model)
                 if split is not None:
                     wanted[split[0]] = (key, split[1])
-            ids = list(wanted)
+            ids, hits = list(wanted), []
             for start in range(0, len(ids), _LOOKUP_BATCH):
                 batch = ids[start : start + _LOOKUP_BATCH]
                 rows = db.execute(
@@ -202,9 +202,8 @@ class EmbeddingCache:
                 for row_id, row_model, tail, blob in rows:
                     key, want_tail = wanted[row_id]
                     if row_model == model and tail == want_tail:
-                        vector = _vector(blob, dim)
-                        if vector is not None:
-                            found[key] = vector
+                        hits.append((key, blob))
+            found.update(_vectors(hits, dim))
             if self._legacy and len(found) < len(hashes):
                 self._get_legacy(db, model_id, [k for k in dict.fromkeys(hashes) if k not in found], dim, found)
         except sqlite3.DatabaseError as exc:
@@ -222,10 +221,7 @@ class EmbeddingCache:
                 f"SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN ({','.join('?' * len(batch))})",
                 [model_id, *batch],
             )
-            for key, blob in rows:
-                vector = _vector(blob, dim)
-                if vector is not None:
-                    found[key] = vector
+            found.update(_vectors(list(rows), dim))
 
     def put_many(self, model_id: str, items: dict[str, Sequence[float]]) -> None:
         """Store vectors by text hash, all in one transaction."""
@@ -325,15 +321,22 @@ def _split_key(key: str, model: int) -> tuple[int, bytes] | None:
     return row_id - (1 << 64) if row_id >= 1 << 63 else row_id, raw[8:]
 
 
-def _vector(blob: object, dim: int = 0) -> "np.ndarray | None":
-    """The stored vector, or None when the bytes cannot be one (damage)."""
+def _vectors(hits: list[tuple[str, object]], dim: int = 0) -> dict[str, "np.ndarray"]:
+    """The stored vectors by key, as one array per blob length (``verify`` reads a million);
+    bytes that cannot be a vector (wrong length, not finite: damage) are left out."""
     import numpy as np
 
-    if not isinstance(blob, bytes) or not blob or len(blob) % 4 or (dim and len(blob) != 4 * dim):
-        return None
-    values = np.frombuffer(blob, dtype=np.float32)
-    with np.errstate(all="ignore"):
-        return values if np.isfinite(values.sum(dtype=np.float64)) else None  # a NaN or inf anywhere makes the sum one
+    by_size: dict[int, list[tuple[str, bytes]]] = {}
+    for key, blob in hits:
+        if isinstance(blob, bytes) and blob and not len(blob) % 4 and (not dim or len(blob) == 4 * dim):
+            by_size.setdefault(len(blob), []).append((key, blob))
+    found: dict[str, np.ndarray] = {}
+    for size, items in by_size.items():
+        matrix = np.frombuffer(b"".join(blob for _key, blob in items), dtype=np.float32).reshape(-1, size // 4)
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(matrix.sum(axis=1, dtype=np.float64))  # a NaN or inf anywhere makes the sum one
+        found.update((key, matrix[i]) for i, (key, _blob) in enumerate(items) if finite[i])
+    return found
 
 
 class CachedEmbedder:

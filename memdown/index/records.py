@@ -32,7 +32,7 @@ _OPTIONAL = {"rows"}
 # What decides whether a stored row is still what the markdown produces now.
 ROW_FIELDS = ("id", "start_line", "end_line", "section_start", "section_end", "embed_hash",
               "session", "turn", "transcript", "text")
-_INT_ROW_FIELDS = {"start_line", "end_line", "section_start", "section_end"}
+INT_ROW_FIELDS = frozenset({"start_line", "end_line", "section_start", "section_end"})
 
 
 class RecordsDamaged(ValueError):
@@ -148,7 +148,7 @@ def stat_diff(records: Mapping[str, FileRecord], files: Iterable[tuple[str, str 
 # --- row comparison -----------------------------------------------------------
 def row_key(row: Mapping[str, Any]) -> tuple:
     """A stored row's comparable fields (missing or null read as 0 / "")."""
-    return tuple(row.get(name) or (0 if name in _INT_ROW_FIELDS else "") for name in ROW_FIELDS)
+    return tuple(row.get(name) or (0 if name in INT_ROW_FIELDS else "") for name in ROW_FIELDS)
 
 
 def chunk_key(chunk: object) -> tuple:
@@ -158,8 +158,5 @@ def chunk_key(chunk: object) -> tuple:
 
 def rows_digest(keys: Iterable[tuple]) -> str:
     """One fingerprint for a file's rows: their :func:`row_key` tuples, in id order (the first field)."""
-    digest = hashlib.sha256()
-    for key in sorted(keys):
-        digest.update(repr(key).encode("utf-8", "surrogatepass"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+    lines = "".join([f"{key!r}\n" for key in sorted(keys)])  # one encode and one update: a million rows in verify
+    return hashlib.sha256(lines.encode("utf-8", "surrogatepass")).hexdigest()

@@ -89,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     from ..config import load_config
 
     root = args.dir
+    from ..logfiles import log_to_file
+
+    log_to_file(paths.logs_dir(root) / "vector-index.log")  # rotated by size; stdout (started appended to it) follows
     try:
         outcome = build_vector_index(root, load_config(root)["index.ann_min_rows"])
     except (IndexUnavailableError, RuntimeError, OSError, ValueError) as exc:

@@ -235,7 +235,6 @@ def drain(root: Path, config: Config, *, max_seconds: float = MAX_WORKER_SECONDS
 
 def main(argv: list[str]) -> int:
     """``memdown worker [--dir ROOT]``: drain the root's job queue (what hooks start, detached)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     root: Path | None = None
     rest = list(argv)
     if "--dir" in rest:
@@ -243,6 +242,12 @@ def main(argv: list[str]) -> int:
         root = Path(rest[at + 1]) if at + 1 < len(rest) else None
         del rest[at:at + 2]
     root = paths.memory_root(root)
+    try:
+        from ..logfiles import log_to_file
+
+        log_to_file(paths.logs_dir(root) / "worker.log")  # rotated; shared with the other workers
+    except OSError:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s")
     for extra in rest:  # an old-style job file argument: make sure it is in this root's queue
         log.info("draining %s (job %s)", root, extra)
     from ..config import load_config

@@ -13,9 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import frontmatter
-from markdown_it import MarkdownIt
-
 from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
@@ -32,7 +29,16 @@ _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 # One parser for every file. Block structure is all the chunker reads (a heading's
 # title is its inline token's raw content), so the core rules that parse inline
 # markup into child tokens are off: about a quarter of the parse time, same blocks.
-_md = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+_md = None  # the parser, made on first use: a no-op `memdown index` never imports markdown-it or YAML
+
+
+def _parser():
+    global _md
+    if _md is None:
+        from markdown_it import MarkdownIt
+
+        _md = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+    return _md
 
 
 @dataclass
@@ -98,6 +104,8 @@ class ParsedFile:
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
     """(metadata, body, number of lines before the body)."""
+    import frontmatter
+
     handler = frontmatter.detect_format(text, frontmatter.handlers)
     if handler is None:
         return {}, text, 0
@@ -117,7 +125,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
 def parse_markdown(text: str) -> ParsedFile:
     metadata, body, offset = split_frontmatter(text)
     lines = body.split("\n")
-    tokens = _md.parse(body)
+    tokens = _parser().parse(body)
     sections: list[Section] = [Section(path=[], start=0, end=len(lines))]
     stack: list[tuple[int, str]] = []  # (level, title)
     i = 0

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import types
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,7 +86,7 @@ def pool_workers() -> int:
 
 
 def chunk_files(root: str | Path, items: Sequence[tuple[str, str | Path]], options: ChunkOptions, *, max_bytes: int,
-                workers: int | None = None, min_bytes: int = POOL_MIN_BYTES) -> Iterator[Chunked]:
+                workers: int | None = None, min_bytes: int | None = None) -> Iterator[Chunked]:
     """One :class:`Chunked` per ``(source, path)``, in order; in worker processes when worth it."""
     groups, workers = _plan(items, workers, min_bytes)
     if workers < 2:
@@ -94,12 +97,26 @@ def chunk_files(root: str | Path, items: Sequence[tuple[str, str | Path]], optio
 
 
 def _plan(items: Sequence[tuple[str, str | Path]], workers: int | None,
-          min_bytes: int) -> tuple[list[list[tuple[str, str]]], int]:
+          min_bytes: int | None) -> tuple[list[list[tuple[str, str]]], int]:
     """The groups of files per task, and the workers to use (1: no pool, too little markdown or one core)."""
     listed = [(source, str(path)) for source, path in items]
     sizes = _sizes(listed)
     workers = workers or pool_workers()
-    return list(_groups(listed, sizes)), (workers if sum(sizes) >= min_bytes else 1)
+    enough = sum(sizes) >= (POOL_MIN_BYTES if min_bytes is None else min_bytes)
+    return list(_groups(listed, sizes)), (workers if enough else 1)
+
+
+@contextmanager
+def _without_main_module() -> Iterator[None]:
+    """spawn runs the caller's ``__main__`` file again in each new worker, so a script without an
+    ``if __name__ == "__main__":`` guard would append its entries or index again there. Workers are
+    started while ``__main__`` is an empty module: they import memdown's chunker and nothing else."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _pooled(root: str, groups: list[list[tuple[str, str]]], options: ChunkOptions, max_bytes: int,
@@ -115,7 +132,8 @@ def _pooled(root: str, groups: list[list[tuple[str, str]]], options: ChunkOption
         for n, group in enumerate(groups):
             if not broken:
                 try:
-                    pending.append((group, pool.submit(chunk_group, root, group, options, max_bytes)))
+                    with _without_main_module():  # a submit may start a worker
+                        pending.append((group, pool.submit(chunk_group, root, group, options, max_bytes)))
                 except Exception:  # the pool is broken: the indexer chunks the rest itself
                     broken = True
             if broken:
@@ -146,7 +164,7 @@ class ChunkAhead:
     """
 
     def __init__(self, root: str | Path, files: Sequence[tuple[str, str | Path]], options: ChunkOptions, *,
-                 max_bytes: int, min_bytes: int = POOL_MIN_BYTES) -> None:
+                 max_bytes: int, min_bytes: int | None = None) -> None:
         self.options = options
         self._ahead: set[str] = set()
         self._results: Iterator[Chunked] | None = None
