@@ -48,11 +48,11 @@ class Memory:
     def embedder(self):
         if self._cached is None:
             from ..index.cache import EmbeddingCache
-            from .neighbours import cached_embedder
+            from .neighbours import index_embedder
 
             inner = self._model = self._embedder_inner or embedder_from_config(self.config)
             cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
-            self._cached = cached_embedder(inner, cache, mixing=self.config["chunking.neighbour_weight"] > 0)
+            self._cached = index_embedder(self.config, inner, cache)
         return self._cached
 
     def share_embedder(self, other: "Memory") -> None:
