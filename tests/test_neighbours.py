@@ -123,3 +123,32 @@ def test_editing_a_neighbour_or_heading_re_mixes_the_unit(memory_root: Path, edi
     mem = Memory.open(memory_root, embedder=FakeEmbedder(), config=config)
     mem.index()
     assert not np.allclose(vector(), before)  # its own text is unchanged, its mix is not
+
+
+def test_the_background_filler_mixes_vectors_as_a_full_build(memory_root: Path, tmp_path: Path, monkeypatch):
+    from memdown.services import text_first, vector_fill
+
+    monkeypatch.setattr(text_first, "start_filler", lambda root: None)  # filled in process below
+    monkeypatch.setattr("memdown.index.embedder.embedder_from_config", lambda config: FakeEmbedder())
+    monkeypatch.setenv("MEMDOWN_INDEX_DEFER_VECTORS_ABOVE", "1")
+    for root in (memory_root, tmp_path / "other"):
+        (root / "memory").mkdir(parents=True)
+        for d in (14, 15, 16):
+            (root / "memory" / f"2026-03-{d}.md").write_text(DAY.replace("2026-03-14", f"2026-03-{d}"))
+    text_first_build = Memory.open(memory_root, embedder=FakeEmbedder())  # the default config: mixing on
+    assert text_first_build.config["chunking.neighbour_weight"] > 0 and text_first_build.index().vectors_pending
+    assert vector_fill.main(["--dir", str(memory_root)]) == 0  # the detached filler's own entry point
+    monkeypatch.setenv("MEMDOWN_HOME", str(tmp_path / "home"))  # its own embedding cache: nothing shared
+    full = load_config(tmp_path / "other")
+    full.values["index"]["defer_vectors_above"] = 10**9
+    Memory.open(tmp_path / "other", embedder=FakeEmbedder(), config=full).index()
+
+    def vectors(root: Path) -> dict[str, list[float]]:
+        table = Memory.open(root, embedder=FakeEmbedder()).table
+        table.open()
+        return {r["id"]: r["vector"] for r in table.table.search().select(["id", "vector"]).limit(None).to_list()}
+
+    filled, built = vectors(memory_root), vectors(tmp_path / "other")
+    assert filled.keys() == built.keys() and all(v is not None for v in filled.values())
+    for key in built:
+        np.testing.assert_allclose(filled[key], built[key], atol=1e-6)
