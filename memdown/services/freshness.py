@@ -6,11 +6,13 @@ it with ``files.json`` by stat alone, before every in-process search.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from .. import paths
-from ..index.records import read_records, stat_diff
-from ..store.automemory import note_files, source_for
+from ..index.records import FileRecord, read_records, stat_diff
+from ..live.barrier import watcher_says_clean
+from ..store.automemory import SOURCE_DIR as NOTES, note_files, source_for
 from ..store.reader import source_of, walk_markdown
 
 
@@ -35,9 +37,23 @@ def memory_files(root: Path) -> list[tuple[str, str | Path]]:
     return out + [(source_of(root, path), path) for path in note_files(root)]
 
 
-def changed_sources(root: Path) -> bool:
-    """Cheap check (stat only) whether any markdown differs from the index's record."""
+def stale(root: Path, records: Mapping[str, FileRecord], *, trust_watcher: bool = True) -> bool:
+    """Whether any file differs from ``records`` by size and mtime, or was added or removed.
+
+    With ``trust_watcher``, a live daemon that vouches every file event is
+    indexed (live/barrier.py) saves the walk: only the auto-memory notes,
+    outside its watched root, are statted. Otherwise every file is statted.
+    """
+    if trust_watcher and watcher_says_clean(root):
+        notes = [(source_of(root, path), path) for path in note_files(root)]
+        noted = {source: rec for source, rec in records.items() if source.startswith(NOTES + "/")}
+        return not stat_diff(noted, notes).clean
+    return not stat_diff(records, memory_files(root)).clean
+
+
+def changed_sources(root: Path, *, trust_watcher: bool = True) -> bool:
+    """Cheap check (stat only, or the daemon's word) whether any markdown differs from the index's record."""
     records = read_records(paths.index_dir(root))
     if records is None:
         return True  # no index, or damaged: opening it finds out and rebuilds
-    return not stat_diff(records, memory_files(root)).clean
+    return stale(Path(root), records, trust_watcher=trust_watcher)
