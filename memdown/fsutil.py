@@ -69,7 +69,10 @@ def _temp_name(path: Path) -> Path:
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` so readers see the old file or the new one.
 
-    Temp file in the same folder, fsync, rename, fsync the folder.
+    Temp file in the same folder, fsync, rename, fsync the folder. The file gets ``mode`` when
+    given (0600 for anything that may hold secrets: jobs, archives, state); else a replaced file
+    keeps its mode, and a new one gets what the process umask allows (0666 minus the umask, as
+    ``open()`` would; memdown's own processes run with a private umask, ``paths.private_umask``).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,15 +80,17 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
-            mode = 0o644
+            pass  # a new file: created below with 0666, which the kernel narrows by the umask
     tmp = _temp_name(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # Never wider than the final mode while the data is written: 0600 until the chmod when one is due.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -75,6 +75,7 @@ def test_text_first_build_is_searchable_by_text_at_once(memory_root: Path, fake_
     assert hybrid and "okapi" in hybrid[0].text
     assert hybrid[0].partial_vectors == {"embedded": 0, "total": 24}
     assert any(n.startswith("vectors: 0 of 24 chunks embedded") for n in hybrid_mem.notices)
+    assert len(started) == 2  # the index run and the hybrid search (no filler runs here) asked for one
     stats = open_mem(memory_root, fake_embedder).stats()
     assert stats["vectors"]["filling"] and stats["vectors"]["embedded"] == 0
     table = table_of(memory_root)
@@ -144,17 +145,22 @@ def test_index_runs_while_filling_keep_count_and_rows(memory_root: Path, fake_em
     open_mem(memory_root, fake_embedder).index()
     log = memory_root / "memory" / "2026-04-03.md"
     log.write_text(log.read_text().replace("part 1", "part one, edited") + "## Session 15:00\n\n- heron appended\n")
+    shifted = memory_root / "memory" / "2026-04-05.md"  # lines shift: its rows are rewritten, same ids and texts
+    shifted.write_text(shifted.read_text().replace("# 2026-04-05\n", "# 2026-04-05\n\n\n\n", 1))
     report = open_mem(memory_root, fake_embedder).index()
-    assert report.files_indexed == 1 and report.chunks_total == 25
+    assert report.files_indexed == 2 and report.chunks_total == 25
     changed = table_of(memory_root).table.search().where("source = 'memory/2026-04-03.md'").select(
         ["text", "vector"]).limit(None).to_list()
     written = [r for r in changed if "edited" in r["text"] or "heron" in r["text"]]
     assert len(written) == 2 and all(r["vector"] is not None for r in written)  # new rows get vectors as before
-    assert pending_vectors(memory_root) == nulls(memory_root) == 23  # recounted: unchanged rows still wait
+    rewritten = table_of(memory_root).table.search().where("source = 'memory/2026-04-05.md'").select(
+        ["vector"]).limit(None).to_list()
+    assert len(rewritten) == 3 and all(r["vector"] is not None for r in rewritten)
+    assert pending_vectors(memory_root) == nulls(memory_root) == 20  # recounted: unchanged rows still wait
     records = (paths.index_dir(memory_root) / "files.json").read_text()
     mem = open_mem(memory_root, fake_embedder)
     result = fill_vectors(memory_root, mem.config, mem.embedder)
-    assert result.filled == 23 and nulls(memory_root) == 0 and table_of(memory_root).count() == 25
+    assert result.filled == 20 and nulls(memory_root) == 0 and table_of(memory_root).count() == 25
     assert (paths.index_dir(memory_root) / "files.json").read_text() == records
     assert verify(open_mem(memory_root, fake_embedder)).ok
 
@@ -220,3 +226,24 @@ def test_null_vectors_outside_a_fill_are_damage(memory_root: Path, fake_embedder
     assert not report.ok and report.bad_vectors == 2 and report.vectors_pending == 0
     fixed = repair(open_mem(memory_root, fake_embedder, limit=0), report)
     assert fixed.ok and nulls(memory_root) == 0
+
+
+def test_rows_of_a_file_edited_before_its_turn_are_left_to_the_indexer(memory_root: Path, fake_embedder,
+                                                                        started) -> None:
+    write_days(memory_root, range(1, 9))
+    long_a = "- " + "the okapi keeper rotated the feeding schedule and logged every change " * 3
+    long_b = "- " + "the walrus pool filter was replaced after the pump failed twice in a row " * 3
+    (memory_root / "memory" / "2026-04-09.md").write_text(f"# 2026-04-09\n\n## Session 9:00\n\n{long_a}\n{long_b}\n")
+    open_mem(memory_root, fake_embedder).index()
+    before = {r["id"]: r["embed_hash"] for r in table_of(memory_root).table.search()
+              .where("source = 'memory/2026-04-09.md'").select(["id", "embed_hash"]).limit(None).to_list()}
+    assert len(before) == 2
+    # Edited, not indexed yet: the first unit keeps its id, but its neighbour context (what the model reads) changed.
+    log = memory_root / "memory" / "2026-04-09.md"
+    log.write_text(log.read_text().replace("pump failed twice", "pump failed three times"))
+    mem = open_mem(memory_root, fake_embedder)
+    result = fill_vectors(memory_root, mem.config, mem.embedder)
+    assert result.skipped == 2 and result.missing == 2 and nulls(memory_root) == 2  # no vector of another text
+    open_mem(memory_root, fake_embedder).index()
+    assert nulls(memory_root) == 0 == pending_vectors(memory_root)
+    assert verify(open_mem(memory_root, fake_embedder)).ok

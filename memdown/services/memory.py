@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..config import Config, load_config
+from ..config import Config
 from ..errors import IndexUnavailableError, LockTimeoutError, MemdownError
 from ..fsutil import file_lock
 from ..index.embedder import Embedder, embedder_from_config
@@ -29,9 +29,9 @@ from .search import ConceptMatch, Hit, SearchOptions, concept_search, search_tab
 class Memory:
     """One memory root: its markdown, config, embedder and index."""
 
-    def __init__(self, root: Path, *, config: Config | None = None, embedder: Embedder | None = None) -> None:
+    def __init__(self, root: Path, *, config: Config, embedder: Embedder | None = None) -> None:
         self.root = Path(root)
-        self.config = config or load_config(self.root)
+        self.config = config  # loaded once at the edge (cli, hooks, worker, daemon, ``memdown.api``)
         self._embedder_inner = embedder
         self._cached = None
         self._indexer: Indexer | None = None
@@ -39,8 +39,7 @@ class Memory:
         self.notices: list[str] = []  # one-line notes for the user (rebuilds, refreshes)
 
     @classmethod
-    def open(cls, root: str | Path | None = None, *, embedder: Embedder | None = None,
-             config: Config | None = None) -> "Memory":
+    def open(cls, root: str | Path | None = None, *, config: Config, embedder: Embedder | None = None) -> "Memory":
         return cls(paths.memory_root(root), config=config, embedder=embedder)
 
     # --- parts --------------------------------------------------------------

@@ -19,10 +19,8 @@ Rows of a file changed since the build are left to the next ``memdown
 index``, which embeds them (services/indexing.py).
 
 Any index run, search or SessionStart restarts a filler that died
-(:func:`ensure_filler`, a try-lock and a spawn). The ANN index waits until the
+(``text_first.ensure_filler``: a try-lock and a spawn; its pid is in the lock file). The ANN index waits until the
 vectors are complete; the filler then builds it if it is due.
-
-Standard library only at import time (SessionStart imports this on a hook's path).
 """
 from __future__ import annotations
 
@@ -67,6 +65,8 @@ def fill_vectors(root: Path, config: Config, embedder: CachedEmbedder, *, batch:
     fd = try_lock(lock_path(root))
     if fd is None:
         return FillResult(outcome="another filler is running")
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())  # who holds it (a person, or a test, may want to know)
     try:
         return _fill(root, config, embedder, batch, on_commit)
     finally:
@@ -246,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config(root)
         embedder = CachedEmbedder(embedder_from_config(config), EmbeddingCache(paths.embedding_cache_file(), on_notice=log))
         embedder.load()
-        result = fill_vectors(root, config, embedder,
+        batch = int(os.environ.get("MEMDOWN_VECTOR_FILL_BATCH") or FILL_BATCH)  # tests and tuning
+        result = fill_vectors(root, config, embedder, batch=max(1, batch),
                               on_commit=lambda filled, missing: log(f"{filled} filled, {missing} missing"))
         outcome = result.outcome
     except (MemdownError, RuntimeError, OSError, ValueError) as exc:
