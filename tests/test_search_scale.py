@@ -112,3 +112,22 @@ def test_recall_rows_written_by_another_process_stay_hidden(mem: Memory, memory_
     Memory.open(memory_root, embedder=FakeEmbedder()).index()  # another writer
     hits = mem.search("kangaroo gateway cache", mode="text", k=5, refresh=False)
     assert hits and all(h.kind != "recall" for h in hits), [(h.kind, h.source) for h in hits]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "text"])
+def test_rows_that_moved_between_ranking_and_taking_are_read_again(mem: Memory, monkeypatch: pytest.MonkeyPatch,
+                                                                    mode: str) -> None:
+    """Search ranks by row id, then takes the rows' columns; a compaction in between moves row ids."""
+    mem.config.values["search"]["window_chars"] = 0  # one hit per section: both sections of DAY
+    expected = [h.to_dict() for h in mem.search("kangaroo gateway cache ruff version", mode=mode, k=5, refresh=False)]
+    assert len({h["id"] for h in expected}) >= 2
+    lance_table = type(mem.table.table)
+    real = lance_table.take_row_ids
+    monkeypatch.setattr(lance_table, "take_row_ids", lambda self, ids: real(self, [ids[-1]] * len(ids)))
+    assert [h.to_dict() for h in mem.search("kangaroo gateway cache ruff version", mode=mode, k=5, refresh=False)] == expected
+
+    def gone(self, ids):
+        raise RuntimeError("fragment 3 not found")
+
+    monkeypatch.setattr(lance_table, "take_row_ids", gone)
+    assert [h.to_dict() for h in mem.search("kangaroo gateway cache ruff version", mode=mode, k=5, refresh=False)] == expected

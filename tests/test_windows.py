@@ -275,3 +275,31 @@ def test_the_window_cache_stays_within_its_budget() -> None:
     assert cache.get("/f4", (40, 4, 5, 4, 0)) is None  # another ctime: another file
     cache.put("/big", (101, 0, 0, 0, 0), ["x"])
     assert cache.get("/big", (101, 0, 0, 0, 0)) is None  # larger than the whole budget: not kept
+
+
+def test_with_k_1_a_date_phrase_still_lifts_the_second_best_entry(dated: Memory) -> None:
+    """Only the top window is returned, but the dated one ranks second by score: it must still be built."""
+    plain = dated.search("deploy target staging cluster", mode="text", k=2, today="2026-02-06")
+    dated_rank = [h.date for h in plain].index("2026-02-02")
+    query = "deploy target staging cluster last week"
+    hits = dated.search(query, mode="text", k=1, today="2026-02-06")
+    assert [h.date for h in hits] == ["2026-02-02"], (dated_rank, [h.date for h in hits])
+
+
+def test_with_k_1_the_top_entry_still_says_it_has_a_newer_or_older_twin(dated: Memory) -> None:
+    top = dated.search("deploy target staging cluster", mode="text", k=1, today="2026-11-22")[0]
+    assert any("newer" in n or "older than" in n for n in top.notes), top.notes
+
+
+def test_a_date_phrase_lifts_an_entry_from_below_the_windows_built_without_one(memory_root: Path) -> None:
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    for day in range(1, 8):
+        paths.daily_file(memory_root, f"2026-03-0{day}").write_text(
+            _entry(f"2026-03-0{day}", f"s-{day}", f"Deploy target staging cluster moved again on 2026-03-0{day}."))
+    paths.daily_file(memory_root, "2026-02-02").write_text(_entry("2026-02-02", "s-dated", "Cluster maintenance was quiet."))
+    m.index()
+    plain = m.search("deploy target staging cluster", mode="text", k=8, today="2026-02-06")
+    assert [h.date for h in plain].index("2026-02-02") >= 6  # below the windows built for k=3 without a date
+    hits = m.search("deploy target staging cluster last week", mode="text", k=3, today="2026-02-06")
+    assert "2026-02-02" in [h.date for h in hits]

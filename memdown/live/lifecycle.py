@@ -100,7 +100,8 @@ def lock_held(root: Path) -> bool:
 def write_pid_file(root: Path, *, socket: Path) -> None:
     from ..fsutil import atomic_write_text
 
-    info = {"pid": os.getpid(), "started": time.time(), "socket": str(socket), "version": __version__}
+    info = {"pid": os.getpid(), "started": time.time(), "socket": str(socket), "version": __version__,
+            "fresh_barrier": 1}  # answers freshness questions (live/barrier.py)
     atomic_write_text(paths.pid_file(Path(root)), json.dumps(info) + "\n", mode=paths.PRIVATE_FILE_MODE)
 
 

@@ -291,6 +291,7 @@ def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"]
     sections = _sections(hits, options.rest_share, by_rank, section_scores)
     claimed: set[tuple[str, int]] = set()
     ranked: list[tuple[float, int, "Hit"]] = []
+    enough = _windows_needed(k, options, dates)
     for order, seed in enumerate(sections):
         if seed.key in claimed:
             continue  # already read inside a higher-ranked window
@@ -320,10 +321,22 @@ def rank_windows(hits: list["Hit"], root: Path, records: dict[str, "FileRecord"]
             hit.notes.append(f"dated inside {dates.describe()}")
         hit.score = round(score, 6)
         ranked.append((hit.score, order, hit))
-        if len(ranked) >= k * 3:
+        if len(ranked) >= enough:
             break  # enough to rank the top k
     ranked.sort(key=lambda item: (-item[0], item[1]))
     return prefer_newer([hit for _, _, hit in ranked])[:k]
+
+
+def _windows_needed(k: int, options: WindowOptions, dates: "DateRange | None") -> int:
+    """How many windows to build to rank the top ``k`` (each costs its file's lines).
+
+    A window's score can pass an earlier one's only through the date boost or joined sections'
+    scores; without either, windows come out in seed order, so the first ``k`` are the top ``k``,
+    plus those prefer_newer compares (it looks at the first NOTE_TOP of the 3k built otherwise).
+    """
+    if (dates is not None and DATE_BOOST) or options.join_share:
+        return k * 3
+    return max(k, min(k * 3, NOTE_TOP))
 
 
 def _words(hit: "Hit") -> set[str]:
