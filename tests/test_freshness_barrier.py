@@ -92,3 +92,25 @@ def test_daemon_vouches_only_for_what_it_has_indexed(root: Path, monkeypatch: py
     day.write_text(text.replace("billing", "BILLING"))
     assert not clean(root)
     assert changed_sources(root)
+
+
+def test_auto_memory_notes_are_statted_even_when_the_daemon_vouches(memory_root: Path, fake_embedder,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notes live outside the watched root: the daemon's word never covers them."""
+    from memdown.api import Memory
+    from memdown.store import automemory
+
+    assert run_memdown("init").returncode == 0
+    (memory_root / "memory" / "2026-03-02.md").write_text("# 2026-03-02\n\n## Session 09:10\n\n- Fixed the cache.\n")
+    folder = automemory.memory_dir(memory_root)
+    folder.mkdir(parents=True, exist_ok=True)
+    note = folder / "use-pnpm.md"
+    note.write_text("---\nname: use-pnpm\ndescription: package manager\nmetadata:\n  type: feedback\n---\n\nUse pnpm.\n")
+    Memory.open(memory_root, embedder=fake_embedder).index()
+    monkeypatch.setattr(freshness, "watcher_says_clean", lambda root: True)
+    monkeypatch.setattr(freshness, "memory_files", no_walk)
+    assert changed_sources(memory_root) is False
+    note.write_text(note.read_text().replace("pnpm.", "PNPM."))  # same size, new mtime
+    assert changed_sources(memory_root)
+    note.unlink()
+    assert changed_sources(memory_root)
