@@ -286,6 +286,46 @@ def test_no_idle_exit_while_a_query_waits(root: Path, fake_embedder) -> None:
         d.shutdown()
 
 
+class _SlowWarmUp:
+    """Wraps the fake embedder: the warm-up's query embedding blocks until the test lets it go."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def embed(self, texts):
+        return self.inner.embed(texts)
+
+    def embed_query(self, text: str):
+        if text == "warm up":
+            self.entered.set()
+            assert self.release.wait(60), "the test never released the warm-up"
+        return self.inner.embed_query(text)
+
+
+def test_no_idle_exit_while_warming_up(root: Path, fake_embedder) -> None:
+    """The race behind the flaky deep-project test: a warm-up slower than the idle timeout (a loaded
+    machine loading the model) let the daemon exit before the first query could reach it. Idle time
+    now counts from the end of the last work: queries, writes and the warm-up."""
+    slow = _SlowWarmUp(fake_embedder)
+    d = Daemon(root, embedder=slow, idle_seconds=0.3, warmup_delay=0.0)
+    d.start()
+    try:
+        assert slow.entered.wait(60), "the warm-up never started"
+        runner = threading.Thread(target=d.run_until_stopped, daemon=True)
+        runner.start()
+        runner.join(1.5)  # five idle periods while the warm-up works
+        assert runner.is_alive(), d.exit_reason
+        slow.release.set()
+        assert wait_for(lambda: d.writer.warm, 60)
+        runner.join(60)
+        assert not runner.is_alive() and d.exit_reason.startswith("idle")
+    finally:
+        slow.release.set()
+        d.request_stop()
+        d.shutdown()
+
+
 def test_deep_root_still_gets_a_short_socket(isolate_paths: Path, fake_embedder) -> None:
     deep = isolate_paths
     for n in range(8):

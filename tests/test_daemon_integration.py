@@ -229,14 +229,23 @@ def test_idle_exit_in_a_deeply_nested_project(isolate_paths: Path, monkeypatch: 
     proc = run_memdown("watch", "--idle-seconds", "6")
     assert proc.returncode == 0, proc.stderr
     pid = lifecycle.running_pid(root)
+    assert pid is not None, proc.stdout
 
     def warm_hit():
         reply = ask_daemon(root, "search", {"query": "pangolin", "mode": "text"})
         return reply and reply["ok"] and reply["result"]
 
+    # The daemon does not idle-exit while it warms up or writes (the old race: a warm-up slower
+    # than the idle timeout on a loaded machine, and the daemon was gone before the first query).
     assert wait_for(warm_hit, 90), "deep project got no warm daemon"
     assert alive(pid)
-    assert wait_for(lambda: not alive(pid), 20), "daemon did not exit when idle"
+
+    def done_working():  # ping is not activity: asking does not postpone the idle exit
+        status = ping(root)
+        return status is None or (status["warm"] and not status["writing"] and not status["pending_files"])
+
+    assert wait_for(done_working, 120), ping(root)
+    assert wait_for(lambda: not alive(pid), 120), "daemon did not exit when idle"  # 6 s after its last work
     assert_gone(root)
     assert "idle for 6s" in lifecycle.log_file(root).read_text()
 

@@ -57,11 +57,13 @@ class IndexWriter:
         self.warmup_delay = warmup_delay
         self.reconcile_seconds = reconcile_seconds
         self.writing = False
+        self.warming = False  # the warm-up is work too: no idle exit while it runs
         self.warm = False
         self.last_index: dict[str, Any] | None = None
         self._backoff_until = 0.0
         self._backoff = FIRST_WRITE_BACKOFF
         self._needs_rebuild = False
+        self.caught_up = False  # the start-up check has queued whatever changed while no daemon watched
 
     def set_debounce(self, seconds: float) -> None:
         """Wait for ``seconds`` of quiet before indexing, but never longer than ``max_delay`` in all."""
@@ -70,14 +72,15 @@ class IndexWriter:
 
     # --- the loop ------------------------------------------------------------
     def run(self) -> None:
-        from ..services.indexing import changed_sources
+        from ..services.freshness import changed_sources
 
         try:
-            if changed_sources(self.root):
+            if changed_sources(self.root, trust_watcher=False):  # we are the watcher: walk
                 self.queue.add(None, full=True, reason="catching up at start")
         except Exception:
             self.log.exception("start-up check failed")
             self.queue.add(None, full=True, reason="catching up at start")
+        self.caught_up = True
         warm_at = time.monotonic() + self.warmup_delay
         next_reconcile = time.monotonic() + self.reconcile_seconds
         while not self.stop_event.is_set():
@@ -93,7 +96,7 @@ class IndexWriter:
                     continue
                 if now >= next_reconcile:
                     next_reconcile = now + self.reconcile_seconds
-                    if changed_sources(self.root):
+                    if changed_sources(self.root, trust_watcher=False):
                         self.queue.add(None, full=True, reason="periodic check found changes")
                     elif now >= self._backoff_until:
                         self._check_health()
@@ -140,6 +143,7 @@ class IndexWriter:
     def _warm_up(self) -> None:
         """Load lancedb, the table and the model once, so the first search is warm."""
         started = time.perf_counter()
+        self.warming = True
         try:
             with self.shared.lock:
                 from ..services.queries import run_query
@@ -159,6 +163,8 @@ class IndexWriter:
             self.on_root_gone()
         except Exception as exc:
             self.log.warning("warm-up failed (%s: %s); queries will load on demand", type(exc).__name__, exc)
+        finally:
+            self.warming = False
         self.warm = True
 
     # --- writing -------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import threading
 import time
@@ -82,7 +83,7 @@ class Daemon:
         self.socket_path = paths.socket_path(self.root)
         self.server = LineServer(self.socket_path, self.queries.handle_line, log=self.log)
         self.watcher = Watcher(self.root, self.queue, on_root_gone=self._root_gone,
-                               on_activity=self.touch, logger=self.log)
+                               on_activity=self.touch, logger=self.log, on_question=self._answer_freshness)
         self._apply_watch_settings()
         self._indexer: threading.Thread | None = None
         self._root_ino = os.stat(self.root).st_ino
@@ -178,9 +179,20 @@ class Daemon:
             return False
 
     # --- start / stop ----------------------------------------------------
+    def _answer_freshness(self, ask_path: str) -> None:
+        """Clean: every file event so far is indexed (live/barrier.py; called in event order)."""
+        from ..live import barrier
+
+        clean = self.writer.caught_up and self.watcher.native and not self.queue.pending()
+        barrier.answer(ask_path, clean=clean)
+
     def start(self) -> None:
         """Bind the socket, start watching and the index writer."""
+        from ..live import barrier
+
         self.server.start()
+        shutil.rmtree(barrier.folder(self.root), ignore_errors=True)  # questions of processes now gone
+        barrier.folder(self.root).mkdir(parents=True, exist_ok=True)
         self.watcher.start()
         self._indexer = threading.Thread(target=self.writer.run, name="indexer", daemon=True)
         self._indexer.start()
@@ -201,8 +213,9 @@ class Daemon:
             if not self.root_present():
                 self._root_gone()
                 break
-            if (self.idle_seconds is not None and self.idle_for() > self.idle_seconds and not self.writing
-                    and not self.queries.busy()):
+            if self.writing or self.writer.warming or self.queries.busy():
+                self.touch()  # idle time counts from the end of the last work, not from its start
+            elif self.idle_seconds is not None and self.idle_for() > self.idle_seconds:
                 self.exit_reason = f"idle for {self.idle_seconds:.0f}s"
                 break
             if not self.watcher.alive() and not self._restart_watcher():

@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from .. import paths
+from ..live import barrier
 from ..index.records import read_records, stat_diff
 from ..services.indexing import memory_files
 from ..store.kinds import EXCLUDED_DIRS
@@ -148,13 +149,16 @@ class _OverflowSignal(logging.Handler):
 class Watcher:
     """A recursive watchdog Observer on the memory root feeding a ChangeQueue."""
 
-    def __init__(self, root: Path, queue: ChangeQueue, *, on_root_gone, on_activity, logger: logging.Logger) -> None:
+    def __init__(self, root: Path, queue: ChangeQueue, *, on_root_gone, on_activity, logger: logging.Logger,
+                 on_question=None) -> None:
         self.root = Path(root)
         self.queue = queue
         self.on_root_gone = on_root_gone
         self.on_activity = on_activity
+        self.on_question = on_question  # a freshness question (live/barrier.py), seen in event order
         self.log = logger
         self.observer = None
+        self.native = False  # inotify (events in order); False while polling
         self._overflow = _OverflowSignal(queue)
 
     def start(self) -> None:
@@ -191,6 +195,7 @@ class Watcher:
         ]
         try:
             self.observer = self._observer(Observer, Handler(), root, event_filter)
+            self.native = True
         except OSError as exc:  # inotify watch or instance limits: poll instead
             from watchdog.observers.polling import PollingObserver
 
@@ -215,6 +220,9 @@ class Watcher:
         if kind in ("opened", "closed_no_write"):
             return
         src = os.fsdecode(event.src_path)
+        if kind == "created" and self.on_question is not None and barrier.is_question(root, src):
+            self.on_question(src)  # every event before it has been handled: the queue is up to date
+            return
         if event.is_directory and kind == "deleted" and os.path.normpath(src) == os.path.normpath(root):
             self.on_root_gone()
             return

@@ -143,6 +143,7 @@ class ChunkTable:
         self.meta: IndexMeta | None = None
         self.files: dict[str, FileRecord] = {}
         self._ann: VectorIndex | None = None
+        self.files_unchanged = False  # open() found every table file as recorded at our last write
 
     # --- sidecars ---------------------------------------------------------
     @property
@@ -198,6 +199,7 @@ class ChunkTable:
             raise IndexUnavailableError(
                 f"index holds {rows} chunks but the markdown produced {expected} (damaged or rolled back)"
             )
+        self.files_unchanged = False
         if verify_count and version == self.meta.table_version and self.meta.table_files:
             now = self._table_files()
             changed = [name for name, sig in self.meta.table_files.items() if now.get(name) != sig]
@@ -205,6 +207,8 @@ class ChunkTable:
                 raise IndexUnavailableError(
                     f"index is corrupted ({len(changed)} table file(s) changed or deleted since they were written)"
                 )
+            # Every file is as our last write left it: reading every id (probe) would find nothing more.
+            self.files_unchanged = now == self.meta.table_files
 
     def unchanged_since_write(self) -> bool:
         """The sidecars load and the table's files are exactly as our last write left them.
@@ -242,10 +246,10 @@ class ChunkTable:
         return max(versions, default=None)
 
     def _table_files(self) -> dict[str, list[int]]:
-        """(size, mtime) of the table's data and index files, by path inside the table folder."""
+        """(size, mtime) of the table's data, deletion and index files, by path inside the table folder."""
         base = self.dir / f"{TABLE_NAME}.lance"
         found: dict[str, list[int]] = {}
-        for sub in ("data", "_indices"):
+        for sub in ("data", "_indices", "_deletions"):
             for dirpath, _dirs, names in os.walk(base / sub):
                 for name in names:
                     path = os.path.join(dirpath, name)
@@ -320,14 +324,16 @@ class ChunkTable:
         if rows:
             self.table.add(rows)
 
-    def rows_for_source(self, source: str) -> list[dict[str, Any]]:
-        return (
-            self.table.search()
-            .where(f"source = {sql_literal(source)}")
-            .select([*ROW_FIELDS, "vector"])
-            .limit(None)
-            .to_list()
-        )
+    def rows_for_source(self, source: str, *, vectors: bool = True, ids: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """``source``'s rows (only those with ``ids``, at most MAX_ID_FILTER, when given); their
+        vectors too unless ``vectors`` is False (a 1,500-chunk file's vectors as lists cost more than the rest)."""
+        where = f"source = {sql_literal(source)}"
+        if ids is not None:
+            if len(ids) > MAX_ID_FILTER:
+                raise ValueError("too many ids for one filter")
+            where += f" AND id IN ({', '.join(sql_literal(i) for i in sorted(ids))})"
+        columns = [*ROW_FIELDS, "vector"] if vectors else list(ROW_FIELDS)
+        return self.table.search().where(where).select(columns).limit(None).to_list()
 
     def ensure_indexes(self, fts_options: dict[str, Any]) -> None:
         """Create the FTS and scalar indexes (once; later rows fold in on optimize).

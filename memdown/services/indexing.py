@@ -22,14 +22,14 @@ from ..errors import IndexUnavailableError, InputFileError
 from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
-from ..index.records import FileRecord, chunk_key, read_records, row_key, rows_digest, stat_diff
+from ..index.records import FileRecord, chunk_key, row_key, rows_digest
 from ..index.rows import arrow_rows, chunk_rows
 from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
-from ..store.automemory import note_files, source_for
 from ..store.chunkpool import ChunkAhead
-from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of, walk_markdown
+from .freshness import changed_sources, is_note, memory_files  # noqa: F401  (changed_sources: re-exported)
+from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
 from .text_first import TextFirst, ensure_filler, without_vectors
 
 if TYPE_CHECKING:
@@ -73,6 +73,7 @@ class _Pending:
     record: FileRecord
     chunks: list[Chunk]
     old_rows: dict[str, dict[str, Any]]
+    kept: set[str] = field(default_factory=set)  # ids whose stored row is already right: not rewritten
 
 
 def chunk_options(config: Config) -> ChunkOptions:
@@ -116,7 +117,8 @@ class Indexer:
                 elif self.table.meta.fts_config != index_identity(self.embedder, self.config):
                     reason = "chunking or full-text settings changed"
                 else:
-                    self.table.probe()  # a deleted or truncated data file fails here, not mid-write
+                    if not self.table.files_unchanged:  # else open() proved every file as written, by stat
+                        self.table.probe()  # a deleted or truncated data file fails here, not mid-write
                     return False
             except IndexUnavailableError as exc:
                 reason = str(exc)
@@ -199,7 +201,7 @@ class Indexer:
         root = self.root.resolve()
         for target in targets:
             target = Path(target).resolve()
-            if not (target == root or root in target.parents) and not _is_note(root, target):
+            if not (target == root or root in target.parents) and not is_note(root, target):
                 raise InputFileError(f"{target} is outside the memory root {root}")
             if target.is_dir():
                 files.extend(iter_markdown_files(target) if target != root else iter_markdown_files(root))
@@ -240,16 +242,35 @@ class Indexer:
                 report.files_unchanged += 1
                 continue
             chunks = ahead.chunks(source, mfile.text, digest)
-            old_rows = {} if fresh or not known else {r["id"]: r for r in self.table.rows_for_source(source)}
-            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks),
-                                rows=rows_digest(chunk_key(c) for c in chunks))
-            yield _Pending(source, record, chunks, old_rows)
+            keys = [chunk_key(c) for c in chunks]
+            record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks), rows=rows_digest(keys))
+            if fresh or not known:
+                yield _Pending(source, record, chunks, {})
+            else:
+                yield self._changed_file(source, record, chunks, keys)
+
+    def _changed_file(self, source: str, record: FileRecord, chunks: list[Chunk], keys: list[tuple]) -> _Pending:
+        """What a changed file's write needs: its stored rows, the ids already right (kept, not
+        rewritten), and stored vectors only for rewritten chunks whose embedded text is unchanged."""
+        old_rows = {r["id"]: r for r in self.table.rows_for_source(source, vectors=False)}
+        kept = {c.id for c, key in zip(chunks, keys) if c.id in old_rows and row_key(old_rows[c.id]) == key}
+        if len(old_rows.keys() - kept) > MAX_ID_FILTER:
+            kept = set()  # the whole source is rewritten (_write): every chunk needs its vector
+        reuse = {c.id for c in chunks if c.id not in kept and old_rows.get(c.id, {}).get("embed_hash") == c.embed_hash}
+        if reuse:
+            stored = self.table.rows_for_source(source, ids=reuse) if len(reuse) <= MAX_ID_FILTER else \
+                self.table.rows_for_source(source)
+            for row in stored:
+                old_rows[row["id"]]["vector"] = row["vector"]
+        return _Pending(source, record, chunks, old_rows, kept)
 
     def _embed(self, pending: list[_Pending], progress: ProgressCallback | None) -> None:
         """Fill vectors: reuse unchanged rows, then cache, then the model."""
         todo: list[Chunk] = []
         for item in pending:
             for chunk in item.chunks:
+                if chunk.id in item.kept:
+                    continue  # its row stays as it is
                 old = item.old_rows.get(chunk.id)
                 if old is not None and old.get("embed_hash") == chunk.embed_hash and old.get("vector") is not None:
                     chunk.vector = old["vector"]
@@ -320,7 +341,7 @@ class Indexer:
     def _write(self, pending: list[_Pending], report: IndexReport) -> None:
         for item in pending:
             new_ids = {c.id for c in item.chunks}
-            kept = {c.id for c in item.chunks if c.id in item.old_rows and row_key(item.old_rows[c.id]) == chunk_key(c)}
+            kept = item.kept
             drop = set(item.old_rows) - kept
             if drop or len(kept) < len(new_ids):
                 dim = self.table.meta.dim  # type: ignore[union-attr]
@@ -362,32 +383,3 @@ class Indexer:
         report.chunks_removed += record.chunks if record else 0
         report.files_removed += 1
         self.table.save_sidecars()
-
-
-def _is_note(root: Path, path: Path) -> bool:
-    """A note of Claude Code's auto memory for this project (indexed although outside the root)."""
-    try:
-        source_for(root, path)
-    except ValueError:
-        return False
-    return True
-
-
-def memory_files(root: Path) -> list[tuple[str, str | Path]]:
-    """``(source, path)`` of every file the index should hold: the markdown plus Claude Code's auto memory.
-
-    Sources come from the walk itself; only a symlinked file pays for
-    resolving (this runs before every in-process search).
-    """
-    out: list[tuple[str, str | Path]] = [
-        (source_of(root, Path(path)) if link else rel, path) for path, rel, link in walk_markdown(root)
-    ]
-    return out + [(source_of(root, path), path) for path in note_files(root)]
-
-
-def changed_sources(root: Path) -> bool:
-    """Cheap check (stat only) whether any markdown differs from the index's record."""
-    records = read_records(paths.index_dir(root))
-    if records is None:
-        return True  # no index, or damaged: opening it finds out and rebuilds
-    return not stat_diff(records, memory_files(root)).clean

@@ -24,9 +24,9 @@ from .. import paths
 from ..errors import LockTimeoutError
 from ..fsutil import atomic_write_text, file_lock
 from ..paths import PRIVATE_FILE_MODE
-from ..index.records import stat_diff
 from ..index.table import ChunkTable
-from .indexing import IndexReport, memory_files
+from .freshness import stale
+from .indexing import IndexReport
 
 
 def report_if_current(root: Path, model_id: str, identity: str) -> IndexReport | None:
@@ -41,7 +41,7 @@ def report_if_current(root: Path, model_id: str, identity: str) -> IndexReport |
             assert meta is not None
             if (meta.model_id, meta.fts_config) != (model_id, identity):
                 return None
-            if not stat_diff(table.files, memory_files(Path(root))).clean:
+            if stale(Path(root), table.files):  # the watch daemon's word, or a stat of every file
                 return None
             meta.last_indexed = time.time()  # what `stats` shows as the last indexing time
             atomic_write_text(table.meta_path, json.dumps(meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)

@@ -48,6 +48,7 @@ from .indexing import chunk_options, index_identity, memory_files
 from .job_status import verify_lines as capture_status
 
 if TYPE_CHECKING:
+    from ..index.cache_scan import VectorCheck
     from .memory import Memory
 
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
@@ -139,7 +140,8 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
     return expected
 
 
-def _scan_table(table: ChunkTable, report: VerifyReport, cached=None) -> dict[str, dict[str, tuple]] | None:
+def _scan_table(table: ChunkTable, report: VerifyReport,
+                cached: "VectorCheck | None" = None) -> dict[str, dict[str, tuple]] | None:
     """Every row, read column by column (damaged files fail here); None if unreadable.
 
     Rows become Python values only as the comparable tuples (nulls filled by
@@ -195,7 +197,7 @@ def _row_keys(batch) -> list[tuple]:
     return list(zip(*columns))
 
 
-def _implausible_vectors(batch, hashes: list[str], cached) -> int:
+def _implausible_vectors(batch, hashes: list[str], cached: "VectorCheck | None") -> int:
     """Rows whose vector is not as the model made it: not finite, or unlike the embedding
     cache's vector for the same text (any model's vectors pass the first; the cache knows)."""
     import numpy as np
@@ -207,27 +209,15 @@ def _implausible_vectors(batch, hashes: list[str], cached) -> int:
     with np.errstate(all="ignore"):  # garbage bytes overflow here; they are what we look for
         vectors = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
         bad = ~np.isfinite(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64))
-    known = cached(hashes) if cached else {}
-    rows, expected = [], []
-    for i, key in enumerate(hashes):
-        vector = known.get(key)
-        if vector is not None and len(vector) == dim and not bad[i]:  # lists or arrays
-            rows.append(i)
-            expected.append(vector)
-    if rows:  # np.allclose(row, cached, atol=1e-4) for all rows at once
-        want = np.asarray(expected, dtype=np.float32)
-        with np.errstate(all="ignore"):
-            close = (np.abs(vectors[rows] - want) <= 1e-4 + 1e-5 * np.abs(want)).all(axis=1)
-        bad[np.asarray(rows)[~close]] = True
+    if cached is not None:
+        bad |= cached.unlike(hashes, vectors, ~bad)
     return int(bad.sum())
 
 
-def _cache_lookup(mem: "Memory"):
-    """hashes -> cached vectors, through the embedding cache (None when it is unusable)."""
-    embedder = mem.embedder
-    if embedder.cache is None:
-        return None
-    return lambda hashes: embedder.cache.get_many(embedder.model_id, hashes)
+def _vector_check(mem: "Memory", dim: int) -> "VectorCheck":
+    from ..index.cache_scan import VectorCheck
+
+    return VectorCheck(mem.embedder.cache, mem.embedder.model_id, dim)
 
 
 def verify(mem: "Memory") -> VerifyReport:
@@ -259,7 +249,8 @@ def verify(mem: "Memory") -> VerifyReport:
             if table.meta.fts_config != index_identity(mem.embedder, mem.config):
                 report.settings_mismatch = True
                 report.problems.append("index built with other chunking or full-text settings")
-            actual = _scan_table(table, report, None if report.embedding_cache != "ok" else _cache_lookup(mem))
+            usable = report.embedding_cache == "ok" and mem.embedder.cache is not None
+            actual = _scan_table(table, report, _vector_check(mem, table.meta.dim) if usable else None)
         if report.corrupted:
             report.index_state = "corrupted"
             report.problems.extend(report.corrupted)
