@@ -230,8 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..config import load_config
     from ..errors import MemdownError
-    from ..index.cache import CachedEmbedder, EmbeddingCache
+    from ..index.cache import EmbeddingCache
     from ..index.embedder import embedder_from_config
+    from .neighbours import index_embedder
 
     root = args.dir
     from ..logfiles import log_to_file
@@ -244,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config = load_config(root)
-        embedder = CachedEmbedder(embedder_from_config(config), EmbeddingCache(paths.embedding_cache_file(), on_notice=log))
+        embedder = index_embedder(config, embedder_from_config(config),
+                                  EmbeddingCache(paths.embedding_cache_file(), on_notice=log))
         embedder.load()
         batch = int(os.environ.get("MEMDOWN_VECTOR_FILL_BATCH") or FILL_BATCH)  # tests and tuning
         result = fill_vectors(root, config, embedder, batch=max(1, batch),
