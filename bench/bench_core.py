@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import shutil
 import statistics
 import subprocess
@@ -33,191 +32,18 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-WORK = HERE / ".work" / "core"
-
-# The environment memdown resolves paths from, set before memdown is imported.
-os.environ.setdefault("LANCEDB_LOG", "error")
-os.environ["MEMDOWN_CONFIG"] = str(WORK / "no-global-config.toml")
-os.environ.pop("MEMDOWN_DIR", None)
-for _name in list(os.environ):
-    if _name.startswith("MEMDOWN_") and _name not in ("MEMDOWN_CONFIG",):
-        os.environ.pop(_name)
-sys.path.insert(0, str(REPO))
-
-from memdown.api import Memory  # noqa: E402
-from memdown.config import load_config  # noqa: E402
-from memdown.index.embedder import FastEmbedder  # noqa: E402
-from memdown.services.indexing import chunk_options  # noqa: E402
-from memdown.store.chunker import chunk_markdown  # noqa: E402
-from memdown.store.layout import init_layout  # noqa: E402
-
-# --- deterministic daily-log generator ----------------------------------------
-
-SERVICES = ["OrderService", "ShipmentService", "RateShopper", "InvoiceWorker", "AuthGateway", "SearchIndexer",
-            "NotificationHub", "LabelPrinter", "CarrierSync", "BillingLedger", "WebhookRelay", "ReportBuilder"]
-TOOLS = ["Redis", "Postgres", "Celery", "Terraform", "Kubernetes", "Sentry", "GitHub Actions", "Docker Compose",
-         "pytest", "ruff", "mypy", "Alembic", "FastAPI", "React", "Vite", "S3", "DynamoDB", "Grafana"]
-PEOPLE = ["Priya", "Marco", "Lena", "Tomasz", "Aiko", "Jonas", "Fatima", "Dev"]
-PROBLEMS = [
-    "timeouts under load", "a race between two writers", "stale cache entries after a deploy",
-    "an N+1 query on the list endpoint", "flaky tests in CI", "a memory leak in the worker",
-    "wrong rounding of tax amounts", "duplicate webhook deliveries", "slow cold starts",
-    "a missing index on shipments.created_at", "expired TLS certificates in staging", "unbounded retries",
-]
-FIXES = [
-    "added a per-carrier circuit breaker", "moved the lookup behind a read-through cache",
-    "switched to a server-side cursor", "pinned the dependency and added a regression test",
-    "made the job idempotent with a dedupe key", "added exponential backoff with jitter",
-    "wrapped the writes in one transaction", "replaced float math with Decimal.quantize",
-    "added the composite index in an Alembic migration", "split the task into batches of 500",
-]
-VERBS = ["Investigated", "Fixed", "Refactored", "Reviewed", "Documented", "Benchmarked", "Debugged", "Migrated"]
-
-
-def _bullets(rng: random.Random, n: int, ticket: int) -> list[str]:
-    out = []
-    for _ in range(n):
-        svc, tool, prob, fix = rng.choice(SERVICES), rng.choice(TOOLS), rng.choice(PROBLEMS), rng.choice(FIXES)
-        kind = rng.randrange(5)
-        if kind == 0:
-            out.append(f"- {rng.choice(VERBS)} {prob} in `{svc}` (POR-{ticket}); {fix}.")
-        elif kind == 1:
-            out.append(f"- Decision with {rng.choice(PEOPLE)}: keep {tool} for {svc.lower()} and {fix}; "
-                       f"revisit if {prob} come back.")
-        elif kind == 2:
-            out.append(f"- `{tool}` config changed: `{svc.upper()}_TIMEOUT={rng.randrange(1, 120)}s`, "
-                       f"pool size {rng.randrange(2, 64)}; {prob} no longer reproduce locally.")
-        elif kind == 3:
-            out.append(f"- Root cause of {prob}: {svc} called {tool} without a deadline; {fix}. "
-                       f"Tests: `pytest -q tests/{svc.lower()}` green.")
-        else:
-            out.append(f"- Open question for {rng.choice(PEOPLE)}: should {svc} own {tool} retries, "
-                       f"given {prob}? Left a note in docs/{svc.lower()}.md.")
-    return out
-
-
-def daily_log(day: str, rng: random.Random, entries: int, bullets: tuple[int, int]) -> str:
-    parts = [f"# {day}\n"]
-    hour, minute, session = 8 + rng.randrange(3), rng.randrange(60), None
-    for n in range(entries):
-        if session is None or rng.random() < 0.25:
-            session = f"{rng.getrandbits(32):08x}-{day[5:7]}{day[8:10]}"
-            parts.append(f"\n## Session {hour:02d}:{minute:02d}\n")
-        minute += 7 + rng.randrange(40)
-        hour, minute = hour + minute // 60, minute % 60
-        turn = f"{rng.getrandbits(32):08x}"
-        body = "\n".join(_bullets(rng, rng.randint(*bullets), 400 + rng.randrange(600)))
-        parts.append(f"\n### {hour % 24:02d}:{minute:02d}\n<!-- session:{session} turn:{turn} "
-                     f"transcript:~/.claude/projects/p/{session}.jsonl -->\n{body}\n")
-    return "".join(parts)
-
-
-def day_names(count: int, start_year: int = 2024) -> list[str]:
-    import datetime as dt
-
-    first = dt.date(start_year, 1, 1)
-    return [(first + dt.timedelta(days=i)).isoformat() for i in range(count)]
-
-
-def write_corpus(root: Path, target_chunks: int, *, seed: int, entries: tuple[int, int],
-                 bullets: tuple[int, int]) -> int:
-    """Daily files under root/memory until about ``target_chunks`` chunks; returns the count."""
-    rng = random.Random(seed)
-    options = chunk_options(load_config(None))
-    memdir = root / "memory"
-    memdir.mkdir(parents=True, exist_ok=True)
-    total = 0
-    for day in day_names(5000):
-        if total >= target_chunks:
-            break
-        text = daily_log(day, rng, rng.randint(*entries), bullets)
-        source = f"memory/{day}.md"
-        total += len(chunk_markdown(source, text, options))
-        (memdir / f"{day}.md").write_text(text)
-    return total
-
-
-def embed_texts(root: Path) -> list[str]:
-    options = chunk_options(load_config(root))
-    out = []
-    for path in sorted((root / "memory").glob("*.md")):
-        out.extend(c.embed_text for c in chunk_markdown(f"memory/{path.name}", path.read_text(), options))
-    return out
-
-
-# --- helpers -------------------------------------------------------------------
-
-def use_home(home: Path) -> None:
-    """Point memdown's per-user data (embedding cache, model folder) at ``home``."""
-    home.mkdir(parents=True, exist_ok=True)
-    os.environ["MEMDOWN_HOME"] = str(home)
-
-
-def fresh_dir(path: Path) -> Path:
-    if path.exists():
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
-    return path
-
-
-def ms(seconds: float) -> float:
-    return round(1000 * seconds, 1)
-
-
-QUERIES = [
-    "why did we add a circuit breaker for carriers", "Redis pool size timeout", "flaky tests in CI",
-    "memory leak in the worker", "Decimal rounding of tax amounts", "duplicate webhook deliveries",
-    "Terraform staging certificates", "who owns retries for the InvoiceWorker", "server-side cursor Postgres",
-    "N+1 query on the list endpoint", "Alembic composite index shipments", "exponential backoff with jitter",
-    "idempotent job dedupe key", "Kubernetes cold starts", "Sentry alert for AuthGateway",
-    "decision with Priya about Celery", "SearchIndexer batches of 500", "LabelPrinter stale cache after deploy",
-    "GitHub Actions ruff version", "open question about BillingLedger",
-]
-
-
-def latency(mem: Memory, modes=("hybrid", "vector", "text"), rounds: int = 3) -> dict[str, float]:
-    mem.ensure_index(refresh=False)
-    out: dict[str, float] = {}
-    for mode in modes:
-        for q in QUERIES[:5]:  # warm-up
-            mem.search(q, mode=mode, refresh=False)
-        samples = []
-        for _ in range(rounds):
-            for q in QUERIES:
-                started = time.perf_counter()
-                mem.search(q, mode=mode, refresh=False)
-                samples.append(time.perf_counter() - started)
-        out[mode] = ms(statistics.median(samples))
-    samples = []
-    for q in QUERIES:
-        started = time.perf_counter()
-        mem.embedder.embed_query(q)
-        samples.append(time.perf_counter() - started)
-    out["query_embed"] = ms(statistics.median(samples))
-    return out
-
-
-def table_health(mem: Memory) -> dict:
-    tbl = mem.table.table
-    stats = tbl.stats()
-    return {
-        "rows": tbl.count_rows(),
-        "fragments": stats["fragment_stats"]["num_fragments"],
-        "versions": len(tbl.list_versions()),
-        "disk_mb": round(mem.table.size_bytes() / 1e6, 1),
-    }
-
-
-def print_table(title: str, rows: list[tuple], headers: tuple) -> None:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    print(f"\n{title}")
-    print("  " + "  ".join(str(h).ljust(w) for h, w in zip(headers, widths)))
-    print("  " + "  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
-
+# Split by job: core_common (environment, helpers), core_corpus (the generator), core_appends (e).
+# The names bench_live.py and bench_scale.py import from here are re-exported.
+from core_common import (  # noqa: F401
+    HERE, QUERIES, REPO, WORK, Memory, fresh_dir, latency, ms, print_table, table_health, use_home,
+)
+from core_corpus import (  # noqa: F401
+    day_names, daily_log, embed_texts, prefill_cache, short_corpus, write_corpus,
+)
+from core_appends import bench_appends
+from memdown.config import load_config
+from memdown.index.embedder import FastEmbedder
+from memdown.store.layout import init_layout
 
 # --- (a) + (b): realistic memory ---------------------------------------------------
 
@@ -315,25 +141,6 @@ def bench_rebuild(target: int, model: FastEmbedder, results: dict, reps: int) ->
 
 # --- (c) latency at 1k / 10k --------------------------------------------------------
 
-def short_corpus(root: Path, target: int) -> int:
-    init_layout(root)
-    return write_corpus(root, target, seed=11, entries=(20, 40), bullets=(1, 2))
-
-
-def prefill_cache(root: Path, model: FastEmbedder) -> int:
-    """Embed whatever the cache lacks (once; later runs hit the cache)."""
-    from memdown import paths
-    from memdown.index.cache import CachedEmbedder, EmbeddingCache
-
-    cached = CachedEmbedder(model, EmbeddingCache(paths.embedding_cache_file()))
-    texts = embed_texts(root)
-    for start in range(0, len(texts), 1000):
-        cached.embed(texts[start : start + 1000])
-        if cached.embedded:
-            print(f"  embedding for the cache: {min(start + 1000, len(texts))}/{len(texts)}", flush=True)
-    return cached.embedded
-
-
 def bench_latency(sizes: list[int], model: FastEmbedder, results: dict) -> dict[int, Path]:
     use_home(WORK / "home-cache")
     roots: dict[int, Path] = {}
@@ -383,104 +190,6 @@ def bench_cold(root: Path, home: Path, runs: int, results: dict) -> None:
     results["cold_search"]["help"] = {"median_ms": ms(statistics.median(help_samples))}
     rows.append(("memdown --help", ms(statistics.median(help_samples)), " ".join(f"{ms(s):.0f}" for s in help_samples)))
     print_table(f"(d) cold CLI wall time, fresh subprocess, median of {runs}", rows, ("command", "median ms", "runs ms"))
-
-
-# --- (e) many single-section appends -------------------------------------------------
-
-def bench_appends(n: int, model: FastEmbedder, results: dict) -> None:
-    use_home(WORK / "home-cache")
-    base = fresh_dir(WORK / "appends")
-    root = base / "appended" / ".memdown"
-    short_corpus(root, 1000)
-    per_file = 25
-    days = day_names(5000, start_year=2030)[: (n + per_file - 1) // per_file]
-    rng = random.Random(99)
-    sections = [
-        f"### {8 + (i % per_file) // 3:02d}:{(i * 7) % 60:02d}\n<!-- session:app{i // per_file} turn:t{i} -->\n"
-        + "\n".join(_bullets(rng, rng.randint(1, 3), 2000 + i)) + "\n\n"
-        for i in range(n)
-    ]
-    # Pre-embed the appended sections' final embed_texts so each index run is a cache hit:
-    # this measures the table, not the model.
-    staging = fresh_dir(base / "staging") / ".memdown"
-    init_layout(staging)
-    for d, day in enumerate(days):
-        (staging / "memory" / f"{day}.md").write_text(f"# {day}\n\n" + "".join(sections[d * per_file:(d + 1) * per_file]))
-    for src in (root / "memory").glob("*.md"):
-        shutil.copy(src, staging / "memory" / src.name)
-    prefill_cache(staging, model)
-
-    mem = Memory.open(root, embedder=model)
-    mem.index(rebuild=True)
-    rows_before = mem.table.count()
-    before = latency(Memory.open(root, embedder=model), modes=("hybrid",))["hybrid"]
-    run_times, optimize_times, embedded = [], [], 0
-    optimize_every = mem.config["index.optimize_every"]
-    started = time.perf_counter()
-    for i, section in enumerate(sections):
-        f = root / "memory" / f"{days[i // per_file]}.md"
-        with open(f, "a") as handle:
-            if i % per_file == 0:
-                handle.write(f"# {days[i // per_file]}\n\n")
-            handle.write(section)
-        merges = mem.table.meta.merges_since_optimize if mem.table.meta else 0
-        report = mem.index()
-        # the run that reached optimize_every merges also compacted the table
-        (optimize_times if merges + 1 >= optimize_every else run_times).append(report.seconds)
-        embedded += report.embedded
-        if (i + 1) % 250 == 0:
-            print(f"  appends: {i + 1}/{n}  last run with optimize {optimize_times[-1] * 1000:.0f} ms", flush=True)
-    total = time.perf_counter() - started
-    reader = Memory.open(root, embedder=model)
-    after = latency(reader, modes=("hybrid",))["hybrid"]
-    health_after = table_health(reader)
-    # What the table shrinks to once old versions age past the cleanup window
-    # (5 minutes; this burst of appends was faster than that).
-    from datetime import timedelta
-
-    cleaned = Memory.open(root, embedder=model)
-    cleaned.ensure_index(refresh=False)
-    import warnings
-
-    with warnings.catch_warnings():  # "removes every version": intended, nothing else reads this table
-        warnings.simplefilter("ignore")
-        cleaned.table.table.optimize(cleanup_older_than=timedelta(0))
-    health_cleaned = table_health(cleaned)
-    after_cleanup = latency(Memory.open(root, embedder=model), modes=("hybrid",))["hybrid"]
-
-    fresh_root = base / "fresh" / ".memdown"
-    init_layout(fresh_root)
-    for src in (root / "memory").glob("*.md"):
-        shutil.copy(src, fresh_root / "memory" / src.name)
-    Memory.open(fresh_root, embedder=model).index(rebuild=True)
-    fresh_mem = Memory.open(fresh_root, embedder=model)
-    fresh = latency(fresh_mem, modes=("hybrid",))["hybrid"]
-    health_fresh = table_health(fresh_mem)
-    ratio = after / fresh
-    results["appends"] = {
-        "appends": n, "optimize_every": optimize_every, "embedded_during_appends": embedded,
-        "hybrid_ms_before": before, "hybrid_ms_after_appends": after, "hybrid_ms_fresh": fresh,
-        "ratio_after_vs_fresh": round(ratio, 2), "index_run_ms_median": ms(statistics.median(run_times)),
-        "index_run_ms_p95": ms(sorted(run_times)[int(0.95 * len(run_times)) - 1]),
-        "optimize_run_ms_median": ms(statistics.median(optimize_times)) if optimize_times else None,
-        "optimize_run_ms_max": ms(max(optimize_times)) if optimize_times else None,
-        "rows_before": rows_before, "hybrid_ms_after_cleanup": after_cleanup, "table_after_cleanup": health_cleaned,
-        "total_seconds": round(total, 1), "table_after": health_after, "table_fresh": health_fresh,
-    }
-    print_table(f"(e) {n} single-section appends, one index run each (optimize every {optimize_every})", [
-        ("before appends", rows_before, before, "-", "-", "-"),
-        ("after appends", health_after["rows"], after, health_after["fragments"], health_after["versions"],
-         health_after["disk_mb"]),
-        ("after appends + cleanup of old versions", health_cleaned["rows"], after_cleanup, health_cleaned["fragments"],
-         health_cleaned["versions"], health_cleaned["disk_mb"]),
-        ("fresh build, same rows", health_fresh["rows"], fresh, health_fresh["fragments"], health_fresh["versions"],
-         health_fresh["disk_mb"]),
-    ], ("table", "rows", "hybrid ms", "fragments", "versions", "disk MB"))
-    a = results["appends"]
-    print(f"  after/fresh hybrid latency: {ratio:.2f}x (goal <= 2x)")
-    print(f"  index run per append: median {a['index_run_ms_median']} ms, p95 {a['index_run_ms_p95']} ms; "
-          f"runs that also optimized: median {a['optimize_run_ms_median']} ms, max {a['optimize_run_ms_max']} ms; "
-          f"{embedded} embedded by the model (cache pre-filled); loop {a['total_seconds']} s")
 
 
 # --- main -------------------------------------------------------------------------

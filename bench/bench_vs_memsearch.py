@@ -62,7 +62,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 from memsearch_side import (  # noqa: E402  (shared with eval_conversations_memsearch.py)
-    CLI, HF_MODEL, MEMSEARCH_VERSION, PRELUDE, Settings, find_memsearch, memsearch_env, memsearch_texts, text_summary,
+    CLI, HF_MODEL, MEMSEARCH_VERSION, PRELUDE, Settings, find_memsearch, load, memsearch_env, memsearch_texts,
+    text_summary,
 )
 
 WORK = HERE / ".work" / "vs-memsearch"
@@ -182,6 +183,7 @@ class Memdown:
         from memdown.index.embedder import _TOKENIZER_DIR
         from memdown.services.indexing import chunk_options
         from memdown.store.chunker import chunk_markdown
+        from memdown.store.mixrecipe import parse
 
         os.environ["MEMDOWN_CONFIG"] = self.env["MEMDOWN_CONFIG"]
         config = load_config(None)
@@ -189,12 +191,17 @@ class Memdown:
         mean = config["embedding.model"] in {m.model for m in PooledNormalizedEmbedding._list_supported_models()}
         limit = json.loads((_TOKENIZER_DIR / "tokenizer_config.json").read_text())["model_max_length"]
         memory = self.root / "memory"
-        texts = [c.embed_text for path in sorted(memory.rglob("*.md"))
-                 for c in chunk_markdown(path.relative_to(memory).as_posix(), path.read_text(encoding="utf-8"), options)]
+        texts: dict[str, None] = {}  # each distinct text the model reads (a mix recipe's parts, each once)
+        for path in sorted(memory.rglob("*.md")):
+            for c in chunk_markdown(path.relative_to(memory).as_posix(), path.read_text(encoding="utf-8"), options):
+                recipe = parse(c.embed_text)
+                parts = [c.embed_text] if recipe is None else [recipe.own, *([recipe.heading] * bool(recipe.heading))]
+                texts.update(dict.fromkeys(parts))
+        mix = (f"neighbours' vectors × {options.neighbour_weight}, heading's × {options.heading_weight}"
+               if options.neighbour_weight > 0 else f"context_chars {options.context_chars}")
         return (f"memdown: {'mean' if mean else 'CLS'} pooling (fastembed), truncation {limit} tokens, batch "
-                f"{config['embedding.batch_size']}, units ≤{options.max_chars} chars + context_chars "
-                f"{options.context_chars}, heading {'on' if options.heading_context else 'off'}; model reads "
-                + text_summary(texts, limit))
+                f"{config['embedding.batch_size']}, units ≤{options.max_chars} chars + {mix}, heading "
+                f"{'on' if options.heading_context else 'off'}; model reads " + text_summary(list(texts), limit))
 
     def stop_daemon(self) -> None:
         subprocess.run([self.exe, "watch", "--stop", "--dir", str(self.root)], env=self.env,
@@ -291,10 +298,6 @@ def _json_times(cmd: list[str], env: dict[str, str]) -> list[Sample]:
     return [tuple(pair) for pair in json.loads(proc.stdout.strip().splitlines()[-1])]
 
 
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
 def fmt(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
@@ -354,17 +357,14 @@ def main(argv: list[str] | None = None) -> int:
 
     def queries(n: int) -> list[str]:
         return [QUERIES[i % len(QUERIES)] for i in range(n)]
-
     if args.only in ("all", "index"):
         mine = [md.index_scratch() for _ in range(args.index_runs)]
         theirs = [ms.index_scratch() for _ in range(args.index_runs)] if ms else None
         rows.append(("index one conversation from scratch", mine, theirs))
         if ms:
             print(f"memsearch index: {ms.indexed}", flush=True)
-    if args.only == "search" and not (root / "index").is_dir():
-        md.index_scratch()
-    if args.only == "search" and ms and not ms.db.exists():
-        ms.index_scratch()
+    if args.only == "search":  # the indexes the search rows read, untimed
+        _ = (root / "index").is_dir() or md.index_scratch(), ms is None or ms.db.exists() or ms.index_scratch()
     if args.only == "all":
         rows.append(("re-index, nothing changed", [md.index_noop() for _ in range(args.runs)],
                      [ms.index_noop() for _ in range(args.runs)] if ms else None))
@@ -392,7 +392,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _version() -> str:
     from memdown import __version__
-
     return __version__
 
 

@@ -156,3 +156,8 @@ def text_summary(texts: list[str], limit: int) -> str:
     over = sum(1 for n in counts if n > 512)
     return (f"{len(texts)} texts, {sum(map(len, texts)) / 1000:.0f}k chars, {read / 1000:.1f}k tokens read "
             f"(truncated at {limit}), {over} over the model's 512 positions")
+
+
+def load() -> str:
+    """The load average (the machine is shared: printed with every table)."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])

@@ -198,6 +198,8 @@ def append_line(path: Path, line: str, *, rotate_at: int = 1_000_000) -> None:
             return
     except FileNotFoundError:
         pass
+    except Exception:  # rotation failed (a lock error, a rename refused): the line still goes in
+        pass
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.write(fd, encode_text(line))

@@ -93,9 +93,10 @@ def log_to_file(path: Path, *, logger: logging.Logger | None = None, level: int 
     return handler
 
 
-def append_rotating(path: Path, text: str, *, max_bytes: int = MAX_BYTES, backups: int = BACKUPS) -> None:
+def append_rotating(path: Path, text: str, *, max_bytes: int = MAX_BYTES, backups: int = BACKUPS,
+                    follow_fds: tuple[int, ...] = ()) -> None:
     """Append ``text`` as-is through the rotating handler (rotating first when the file is over size)."""
-    handler = RotatingLog(path, max_bytes=max_bytes, backups=backups, terminator="")
+    handler = RotatingLog(path, max_bytes=max_bytes, backups=backups, terminator="", follow_fds=follow_fds)
     handler.handleError = _reraise  # type: ignore[method-assign]  # the caller decides (a hook never raises)
     try:
         handler.setFormatter(logging.Formatter("%(message)s"))

@@ -199,11 +199,11 @@ def test_edit_in_one_section_does_not_change_other_embeddings():
 def test_embed_text_has_heading_and_same_section_neighbours():
     paras = "\n\n".join(f"Paragraph {i} " + "word " * 50 for i in range(3))
     text = "# Day\n\n### Sec\n" + paras + "\n"
-    chunks = chunk_markdown("notes/x.md", text, ChunkOptions(max_chars=300, context_chars=40))
+    chunks = chunk_markdown("notes/x.md", text, ChunkOptions(max_chars=300, context_chars=40, neighbour_weight=0))
     assert len(chunks) == 3
     assert chunks[1].embed_text.startswith("Day > Sec\n")
     assert chunks[1].embed_text.count("…") == 2  # a bit of the previous and the next piece
-    plain = chunk_markdown("notes/x.md", text, ChunkOptions(max_chars=300, context_chars=0, heading_context=False))
+    plain = chunk_markdown("notes/x.md", text, ChunkOptions(max_chars=300, context_chars=0, heading_context=False, neighbour_weight=0))
     assert plain[1].embed_text == plain[1].text
 
 

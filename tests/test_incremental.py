@@ -24,6 +24,7 @@ def test_appended_section_writes_only_its_own_rows(memory_root: Path, fake_embed
     log.write_text(day(1, "alpha caches warm up", "beta queue retries twice", "gamma deploy on friday"))
     mem = Memory.open(memory_root, embedder=fake_embedder)
     before = mem.index().chunks_total
+    first = fake_embedder.embedded_count
     calls: list[tuple[str, set, int]] = []
     replaced: list[str] = []
     real_update = ChunkTable.update_source
@@ -36,7 +37,7 @@ def test_appended_section_writes_only_its_own_rows(memory_root: Path, fake_embed
     assert report.files_indexed == 1 and report.chunks_added == 1 and report.chunks_removed == 0
     assert calls == [("memory/2026-04-01.md", set(), 1)] and not replaced  # nothing rewritten
     assert report.chunks_total == before + 1
-    assert fake_embedder.embedded_count == before + 1  # only the new chunk reached the model
+    assert fake_embedder.embedded_count == first + 2  # only the new chunk (its text and its heading) reached the model
     hits = Memory.open(memory_root, embedder=fake_embedder).search("delta zebra", k=1, mode="text")
     assert hits and "zebra" in hits[0].text
     # An edited section: its old row goes, its new one comes, the others stay.

@@ -179,7 +179,7 @@ def test_model_change_rebuilds_and_says_so(mem: Memory):
     report = m2.index()
     assert report.rebuilt
     assert "model" in report.rebuild_reason and "fake/other-model" in report.rebuild_reason
-    assert report.embedded == 8 and other.embedded_count == 8
+    assert report.embedded == 8 and other.embedded_count == 16  # 8 units, and their 8 headings mixed in
     assert m2.table.meta.model_id == "fake/other-model"
     # switching back finds the first model's vectors in the cache
     back = reopen(mem.root).index()

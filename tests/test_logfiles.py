@@ -96,3 +96,24 @@ def test_the_worker_logs_to_its_rotated_file(memory_root: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (log.parent / "worker.log.1").read_text().startswith("old line\n")
     assert "writes this log" in log.read_text() and "old line" not in log.read_text()
+
+
+def test_the_daemon_rotates_its_stderr_log_at_start(memory_root: Path) -> None:
+    """A detached daemon's stderr is appended to watch.stderr.log: rotated when it starts, stderr following."""
+    logs = paths.logs_dir(memory_root)
+    logs.mkdir(parents=True)
+    stderr_log = logs / "watch.stderr.log"
+    stderr_log.write_text("old crash\n" * 500)  # 5,000 bytes, over the 2,000 below
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from memdown.daemon.logs import setup_logging, close_logging\n"
+        f"setup_logging(Path({str(memory_root)!r}), max_bytes=2000)\n"
+        "print('native warning after start', file=sys.stderr, flush=True)\n"
+        "close_logging()\n"
+    )
+    with open(stderr_log, "ab") as err:  # how lifecycle.start_detached starts the daemon
+        proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err, timeout=120)
+    assert proc.returncode == 0
+    assert "native warning after start" in stderr_log.read_text() and "old crash" not in stderr_log.read_text()
+    assert (logs / "watch.stderr.log.1").read_text().startswith("old crash\n")

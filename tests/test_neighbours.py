@@ -58,7 +58,7 @@ def test_chunker_recipes_name_only_section_neighbours():
     assert (middle.previous, middle.own, middle.following) == (chunks[0].text, chunks[1].text, chunks[2].text)
     assert last.following == ""  # the next section's text is never a neighbour
     assert other.previous == "" and other.own == chunks[3].text and "10:05" in other.heading
-    plain = chunk_markdown("memory/2026-03-14.md", DAY, ChunkOptions(max_chars=90))
+    plain = chunk_markdown("memory/2026-03-14.md", DAY, ChunkOptions(max_chars=90, neighbour_weight=0))
     assert all(parse(c.embed_text) is None for c in plain)
 
 
@@ -69,7 +69,7 @@ def test_each_text_is_embedded_once_and_vectors_are_the_normalized_mix(memory_ro
     paths.daily_file(mem.root, "2026-03-14").write_text(DAY)
     mem.index()
     sent = [t for call in fake.calls for t in call]
-    chunks = chunk_markdown("memory/2026-03-14.md", DAY, ChunkOptions(max_chars=90))
+    chunks = chunk_markdown("memory/2026-03-14.md", DAY, ChunkOptions(max_chars=90, neighbour_weight=0))
     headings = {parse(c.embed_text).heading for c in
                 chunk_markdown("memory/2026-03-14.md", DAY, ChunkOptions(max_chars=90, neighbour_weight=0.25))}
     assert sorted(sent) == sorted([c.text for c in chunks] + sorted(headings))  # no text twice, no context copies
@@ -84,13 +84,19 @@ def test_each_text_is_embedded_once_and_vectors_are_the_normalized_mix(memory_ro
 
 
 def test_turning_mixing_on_changes_identity_and_rebuilds_with_a_reason(memory_root: Path):
-    plain = Memory.open(memory_root, embedder=FakeEmbedder())
+    config = load_config(memory_root)
+    config.values["chunking"]["neighbour_weight"] = 0.0  # text context, as before the default changed
+    plain = Memory.open(memory_root, embedder=FakeEmbedder(), config=config)
     plain.init()
     paths.daily_file(plain.root, "2026-03-14").write_text(DAY)
     plain.index()
     config = mixing_config(memory_root)
+    assert config["chunking.max_chars"] != plain.config["chunking.max_chars"]  # so compare mixing alone:
+    config.values["chunking"]["max_chars"] = plain.config["chunking.max_chars"]
     assert index_identity(plain.embedder, config) != index_identity(plain.embedder, plain.config)
-    assert index_identity(plain.embedder, config) != index_identity(plain.embedder, mixing_config(memory_root, 0.3))
+    other_weight = mixing_config(memory_root, 0.3)
+    other_weight.values["chunking"]["max_chars"] = config["chunking.max_chars"]
+    assert index_identity(plain.embedder, config) != index_identity(plain.embedder, other_weight)
     report = Memory.open(memory_root, embedder=FakeEmbedder(), config=config).index()
     assert report.rebuilt and report.rebuild_reason == "chunking or full-text settings changed"
 
@@ -117,3 +123,32 @@ def test_editing_a_neighbour_or_heading_re_mixes_the_unit(memory_root: Path, edi
     mem = Memory.open(memory_root, embedder=FakeEmbedder(), config=config)
     mem.index()
     assert not np.allclose(vector(), before)  # its own text is unchanged, its mix is not
+
+
+def test_the_background_filler_mixes_vectors_as_a_full_build(memory_root: Path, tmp_path: Path, monkeypatch):
+    from memdown.services import text_first, vector_fill
+
+    monkeypatch.setattr(text_first, "start_filler", lambda root: None)  # filled in process below
+    monkeypatch.setattr("memdown.index.embedder.embedder_from_config", lambda config: FakeEmbedder())
+    monkeypatch.setenv("MEMDOWN_INDEX_DEFER_VECTORS_ABOVE", "1")
+    for root in (memory_root, tmp_path / "other"):
+        (root / "memory").mkdir(parents=True)
+        for d in (14, 15, 16):
+            (root / "memory" / f"2026-03-{d}.md").write_text(DAY.replace("2026-03-14", f"2026-03-{d}"))
+    text_first_build = Memory.open(memory_root, embedder=FakeEmbedder())  # the default config: mixing on
+    assert text_first_build.config["chunking.neighbour_weight"] > 0 and text_first_build.index().vectors_pending
+    assert vector_fill.main(["--dir", str(memory_root)]) == 0  # the detached filler's own entry point
+    monkeypatch.setenv("MEMDOWN_HOME", str(tmp_path / "home"))  # its own embedding cache: nothing shared
+    full = load_config(tmp_path / "other")
+    full.values["index"]["defer_vectors_above"] = 10**9
+    Memory.open(tmp_path / "other", embedder=FakeEmbedder(), config=full).index()
+
+    def vectors(root: Path) -> dict[str, list[float]]:
+        table = Memory.open(root, embedder=FakeEmbedder()).table
+        table.open()
+        return {r["id"]: r["vector"] for r in table.table.search().select(["id", "vector"]).limit(None).to_list()}
+
+    filled, built = vectors(memory_root), vectors(tmp_path / "other")
+    assert filled.keys() == built.keys() and all(v is not None for v in filled.values())
+    for key in built:
+        np.testing.assert_allclose(filled[key], built[key], atol=1e-6)

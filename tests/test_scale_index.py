@@ -36,6 +36,7 @@ def table_rows(mem: Memory) -> list[dict]:
 def test_streaming_build_matches_its_chunks_vector_for_vector(memory_root: Path, monkeypatch) -> None:
     """Tiny batches force many embed/write rounds; every row still carries its own text's vector."""
     write_days(memory_root, 6, 9)
+    monkeypatch.setenv("MEMDOWN_CHUNKING_NEIGHBOUR_WEIGHT", "0")  # each row = its own embedded text (no mixing)
     monkeypatch.setattr(indexing, "BUILD_BATCH", 7)
     monkeypatch.setattr(indexing, "WRITE_ROWS", 15)
     fake = FakeEmbedder()

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import time
 from pathlib import Path
 
 from .. import paths
@@ -31,12 +33,16 @@ def setup_logging(root: Path, *, level: int = logging.INFO, max_bytes: int = MAX
             ignore.write_text("*\n", encoding="utf-8")
         except OSError:
             pass
-    from ..logfiles import RotatingLog, redirected_to
+    from ..logfiles import RotatingLog, append_rotating, redirected_to
 
-    # Safe with several writers (a daemon starting while the last one shuts down); stderr, which a
-    # detached start appends to this file (tracebacks, native libraries), follows each rotation.
-    handler = RotatingLog(log_file(root), max_bytes=max_bytes, backups=backups,
-                          follow_fds=redirected_to(log_file(root)))
+    # A detached start appends the daemon's stderr (an early crash, native libraries' warnings) to
+    # watch.stderr.log: rotated here, at each start, and stderr follows to the current file.
+    stderr_log = folder / "watch.stderr.log"
+    if redirected_to(stderr_log):
+        append_rotating(stderr_log, f"{time.strftime('%Y-%m-%dT%H:%M:%S')} pid {os.getpid()} started\n",
+                        max_bytes=max_bytes, backups=backups, follow_fds=redirected_to(stderr_log))
+    # Safe with several writers (a daemon starting while the last one shuts down).
+    handler = RotatingLog(log_file(root), max_bytes=max_bytes, backups=backups)
     handler.setFormatter(logging.Formatter(FORMAT))
     logger = logging.getLogger(LOGGER_NAME)
     for old in list(logger.handlers):

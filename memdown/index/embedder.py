@@ -102,6 +102,7 @@ class FastEmbedder:
         self.batch_size = batch_size
         self.threads = threads or None
         self._model = None
+        self._queries: QueryEncoder | None = None  # the packaged model's query-only path (no fastembed)
         self.dim = PACKAGED_DIM if model_name == PACKAGED_MODEL else 0
 
     def load(self) -> None:
@@ -171,8 +172,64 @@ class FastEmbedder:
         model = self._load()
         return np.stack(list(model.embed(list(texts), batch_size=self.batch_size))).astype(np.float32, copy=False)
 
+    def load_for_queries(self) -> None:
+        """What a query needs, loaded now (a missing model fails here): for the packaged model, the
+        light ``QueryEncoder`` instead of fastembed, unless fastembed is loaded already."""
+        if self.model_name != PACKAGED_MODEL or self._model is not None:
+            self._load()
+        elif self._queries is None:
+            self._queries = QueryEncoder(packaged_model_dir(), self.threads)
+
     def embed_query(self, text: str) -> list[float]:
+        if self._model is None and self.model_name == PACKAGED_MODEL:
+            self.load_for_queries()
+            assert self._queries is not None
+            return self._queries.encode(text)
         return self.embed([text])[0]
+
+
+class QueryEncoder:
+    """One query through the packaged model with onnxruntime and tokenizers alone.
+
+    A search in a fresh process embeds one short text: importing fastembed (which imports its image
+    models and the Hugging Face hub client) costs more CPU than the query itself. This does what
+    fastembed does for this model (``PooledNormalizedEmbedding``): its tokenizer truncated at
+    ``model_max_length``, the same session options, mean pooling over the attention mask in float64,
+    L2 normalization; tests/test_query_encoder.py checks the vectors equal fastembed's.
+    """
+
+    def __init__(self, folder: Path, threads: int | None = None) -> None:
+        import json
+
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        limit = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))["model_max_length"]
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=limit)
+        self.tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads:
+            options.intra_op_num_threads = options.inter_op_num_threads = threads
+        try:
+            self.session = ort.InferenceSession(str(folder / "model.onnx"), sess_options=options,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise ModelUnavailableError(f"cannot load the packaged embedding model ({type(exc).__name__})") from None
+
+    def encode(self, text: str) -> list[float]:
+        import numpy as np
+
+        encoded = self.tokenizer.encode(text)
+        ids = np.array([encoded.ids], dtype=np.int64)
+        mask = np.array([encoded.attention_mask], dtype=np.int64)
+        hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                         "token_type_ids": np.zeros_like(ids)})[0]
+        pooled = np.sum(hidden, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
+        pooled /= np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return pooled.astype(np.float32)[0].tolist()
 
 
 def embed_array(embedder: Embedder, texts: Sequence[str]) -> "np.ndarray":

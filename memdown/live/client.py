@@ -81,12 +81,12 @@ def _socket_problem(sock_path: Path) -> str | None:
 
 def _notice(root: Path, message: str) -> None:
     """One line in ``logs/client.log`` (private: the process edge sets umask 077); never raises."""
-    from ..fsutil import append_unlocked
+    from ..fsutil import append_line
 
     folder = paths.logs_dir(Path(root))
     if folder.is_dir():
         try:
-            append_unlocked(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
+            append_line(folder / "client.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {' '.join(message.split())}\n")
         except OSError:
             pass
 

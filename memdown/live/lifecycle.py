@@ -186,8 +186,8 @@ def start_detached(root: Path, *, debounce_ms: int | None = None, idle_seconds: 
     """Start ``memdown watch --foreground`` in its own session; return its pid.
 
     Does not wait: the caller polls :func:`wait_until_ready` if it cares.
-    The child's stdout goes nowhere and its stderr (an early crash, native
-    libraries' warnings) to ``logs/watch.log``, the daemon's own rotated log.
+    The child's stdout goes nowhere and its stderr (only ever an early crash;
+    the daemon logs to ``logs/watch.log``) to ``logs/watch.stderr.log``.
     """
     root = Path(root)
     _reap_children()
@@ -200,7 +200,7 @@ def start_detached(root: Path, *, debounce_ms: int | None = None, idle_seconds: 
         cmd += ["--idle-seconds", str(float(idle_seconds))]
     env = dict(os.environ)
     env.setdefault("LANCEDB_LOG", "error")
-    with open(logs / "watch.log", "ab") as err:
+    with open(logs / "watch.stderr.log", "ab") as err:
         proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL,

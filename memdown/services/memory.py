@@ -34,6 +34,7 @@ class Memory:
         self.config = config  # loaded once at the edge (cli, hooks, worker, daemon, ``memdown.api``)
         self._embedder_inner = embedder
         self._cached = None
+        self._model: Embedder | None = None  # the model under the cache (and mixer), once built
         self._indexer: Indexer | None = None
         self._table_ready = False
         self.notices: list[str] = []  # one-line notes for the user (rebuilds, refreshes)
@@ -47,11 +48,11 @@ class Memory:
     def embedder(self):
         if self._cached is None:
             from ..index.cache import EmbeddingCache
-            from .neighbours import cached_embedder
+            from .neighbours import index_embedder
 
-            inner = self._embedder_inner or embedder_from_config(self.config)
+            inner = self._model = self._embedder_inner or embedder_from_config(self.config)
             cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=self.notices.append)
-            self._cached = cached_embedder(inner, cache, mixing=self.config["chunking.neighbour_weight"] > 0)
+            self._cached = index_embedder(self.config, inner, cache)
         return self._cached
 
     def share_embedder(self, other: "Memory") -> None:
@@ -187,12 +188,24 @@ class Memory:
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
         if options.mode != "text":
-            self.embedder.load()  # a missing model fails here, before the index is touched
+            _import_lancedb_meanwhile()
+            self._load_for_queries()  # a missing model fails here, before the index is touched
         self.ensure_index(refresh=refresh)
         hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
         if options.mode != "text":
             self._note_partial_vectors(hits)
         return hits
+
+    def _load_for_queries(self) -> None:
+        """Load what embedding a query needs: for the packaged model not fastembed (index/embedder.py)."""
+        embedder = self.embedder
+        light = getattr(self._model, "load_for_queries", None)
+        if light is None:
+            embedder.load()
+            return
+        if embedder.cache is not None:
+            embedder.cache.ensure_open()  # as embedder.load() does: a damaged cache is healed and noticed
+        light()
 
     def _note_partial_vectors(self, hits: list[Hit]) -> None:
         """Say when vectors are still being filled in (a text-first build), and keep a filler running."""
@@ -252,3 +265,22 @@ class Memory:
             out.update(files=0, chunks=0, chunks_by_kind={}, index_bytes=0, index_model=None,
                        last_indexed=None, index_state=f"unavailable: {exc}", vectors=None)
         return out
+
+
+def _import_lancedb_meanwhile() -> None:
+    """Start importing LanceDB on a thread while this one loads the model: in a fresh process the two
+    are most of a search, and they overlap (wall time only; the CPU is the same). The table's own
+    ``import lancedb`` waits for this one; an error there is raised there, not here."""
+    import sys
+
+    if "lancedb" in sys.modules:
+        return
+    import threading
+
+    def run() -> None:
+        try:
+            import lancedb  # noqa: F401
+        except Exception:  # noqa: BLE001 - the import in index/table.py raises it where it is handled
+            pass
+
+    threading.Thread(target=run, name="memdown-import-lancedb", daemon=True).start()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..config import Config
 from ..index.cache import CachedEmbedder, EmbeddingCache
 from ..index.embedder import Embedder
 from ..store.mixrecipe import Recipe, parse
@@ -80,8 +81,10 @@ def _parts(text: str, recipe: Recipe | None) -> list[str]:
     return parts
 
 
-def cached_embedder(inner: Embedder, cache: EmbeddingCache | None, *, mixing: bool) -> CachedEmbedder:
-    """The embedder an index uses: cached, and with neighbour mixing when the settings ask for it."""
-    if not mixing:
+def index_embedder(config: Config, inner: Embedder, cache: EmbeddingCache | None) -> CachedEmbedder:
+    """The embedder every index writer uses (Memory, the vector filler): cached, and mixing neighbours'
+    vectors when ``chunking.neighbour_weight`` > 0, so a recipe is never embedded as plain text."""
+    if config["chunking.neighbour_weight"] <= 0:
         return CachedEmbedder(inner, cache)
+    # ``embedded`` (and so IndexReport.embedded) counts units whose mixed vector was computed.
     return CachedEmbedder(NeighbourMixer(CachedEmbedder(inner, cache)), cache)

@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import MemdownError
     from ..index.cache import EmbeddingCache
     from ..index.embedder import embedder_from_config
-    from .neighbours import cached_embedder
+    from .neighbours import index_embedder
 
     root = args.dir
     from ..logfiles import log_to_file
@@ -245,9 +245,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         config = load_config(root)
-        cache = EmbeddingCache(paths.embedding_cache_file(), on_notice=log)
-        # The embedder the index was built with (services/memory.py): neighbour mixing when the settings ask.
-        embedder = cached_embedder(embedder_from_config(config), cache, mixing=config["chunking.neighbour_weight"] > 0)
+        embedder = index_embedder(config, embedder_from_config(config),
+                                  EmbeddingCache(paths.embedding_cache_file(), on_notice=log))
         embedder.load()
         batch = int(os.environ.get("MEMDOWN_VECTOR_FILL_BATCH") or FILL_BATCH)  # tests and tuning
         result = fill_vectors(root, config, embedder, batch=max(1, batch),

@@ -110,8 +110,9 @@ class _Section:
 class FileCache:
     """Lines of recently read memory files, for as long as each file is provably the same file.
 
-    A search reads about 20 files to build its windows; at a million chunks a daily file is
-    ~300 KB, so reading them again on every query cost more than the query itself. An entry is
+    A search reads up to one file per window it builds (8 for the default k, more with a date
+    phrase); at a million chunks a daily file is ~300 KB, and reading 20 of them per query cost
+    ~11 ms of CPU (docs/scale.md). An entry is
     used only while size, mtime, ctime and inode all match: an in-place edit that keeps the size
     and even restores the mtime still moves the ctime. Least recently used files go first once
     the files held pass ``budget`` bytes.

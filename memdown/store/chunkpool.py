@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 import types
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
@@ -31,6 +32,7 @@ from .reader import read_memory_file
 POOL_MIN_BYTES = 4_000_000
 GROUP_BYTES = 256_000  # markdown per task: large enough that pickling is a small share
 AHEAD_PER_WORKER = 3  # tasks in flight per worker: bounds the memory held ahead of the indexer
+_MAIN_SWAP = threading.Lock()
 
 
 @dataclass
@@ -111,12 +113,13 @@ def _without_main_module() -> Iterator[None]:
     """spawn runs the caller's ``__main__`` file again in each new worker, so a script without an
     ``if __name__ == "__main__":`` guard would append its entries or index again there. Workers are
     started while ``__main__`` is an empty module: they import memdown's chunker and nothing else."""
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        sys.modules["__main__"] = main
+    with _MAIN_SWAP:  # two threads starting pools must not save each other's stand-in as the real one
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            sys.modules["__main__"] = main
 
 
 def _pooled(root: str, groups: list[list[tuple[str, str]]], options: ChunkOptions, max_bytes: int,
