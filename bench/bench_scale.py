@@ -143,20 +143,24 @@ def _environment(size_dir: Path) -> dict[str, str]:
     return env
 
 
-def _memory(root: Path, *, ann_min_rows: int | None = None):
+def _memory(root: Path, *, ann_min_rows: int | None = None, defer_vectors_above: int | None = None):
     from memdown.api import Memory
     from memdown.config import load_config
 
     config = load_config(root)
     if ann_min_rows is not None:
         config.values["index"]["ann_min_rows"] = ann_min_rows
+    if defer_vectors_above is not None:
+        config.values["index"]["defer_vectors_above"] = defer_vectors_above
     return Memory.open(root, embedder=HashedBagOfWords(), config=config)
 
 
 # --- steps (each runs in its own subprocess: --step NAME --root DIR) ---------------
 
 def step_build(root: Path) -> dict:
-    mem = _memory(root, ann_min_rows=0)  # 0: no background ANN build here; the ann step does it
+    # ann_min_rows 0: no background ANN build here (the ann step does it); defer_vectors_above 0: the
+    # whole build with vectors (the stand-in is fast), not the text-first one the fresh step measures.
+    mem = _memory(root, ann_min_rows=0, defer_vectors_above=0)
     started = time.perf_counter()
     report = mem.index(rebuild=True)
     return {"chunks": report.chunks_total, "files": report.files_indexed,
