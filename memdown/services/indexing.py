@@ -26,7 +26,7 @@ from ..index.records import FileRecord, chunk_key, row_key, rows_digest
 from ..index.rows import arrow_rows, chunk_rows
 from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id
-from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions, chunk_markdown
+from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions
 from ..store.chunkpool import ChunkAhead
 from .freshness import changed_sources, is_note, memory_files  # noqa: F401  (changed_sources: re-exported)
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
