@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_scale import HashedBagOfWords  # bench/ is on sys.path when run as a script
+from scale_memory import HashedBagOfWords  # bench/ is on sys.path when run as a script
 
 WORDS = (
     "cache redis ttl queue retry worker index chunk vector search hybrid fusion daemon watcher socket hook "
