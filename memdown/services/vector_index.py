@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -67,19 +65,11 @@ def _record_version(root: Path) -> None:
         table.save_sidecars()
 
 
-def start_background_build(root: Path) -> int:
-    """Start the builder detached (its own session); returns its pid without waiting."""
-    logs = paths.logs_dir(root)
-    logs.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
-    env.setdefault("LANCEDB_LOG", "error")
-    with open(logs / "vector-index.log", "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "memdown.services.vector_index", "--dir", str(root)],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True,
-            cwd="/", env=env,
-        )
-    return proc.pid
+def start_background_build(root: Path) -> None:
+    """Start the builder detached (its own session, output in ``logs/vector-index.log``) without waiting."""
+    from .spawn import spawn_detached
+
+    spawn_detached(root, ["-m", "memdown.services.vector_index", "--dir", str(root)], "vector-index.log")
 
 
 def main(argv: list[str] | None = None) -> int:
