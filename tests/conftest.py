@@ -42,7 +42,7 @@ def isolate_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     runtime = Path("/tmp") / f"mdrt-{os.getpid()}-{hashlib.sha1(str(tmp_path).encode()).hexdigest()[:8]}"
     runtime.mkdir(mode=0o700, exist_ok=True)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    monkeypatch.setenv("LANCEDB_LOG", "error")
+    monkeypatch.delenv("LANCEDB_LOG", raising=False)  # tests see what users see (memdown quiets LanceDB itself)
     for name in list(os.environ):
         if name.startswith("MEMDOWN_") and name not in (
             "MEMDOWN_HOME", "MEMDOWN_CONFIG", "MEMDOWN_DIR"

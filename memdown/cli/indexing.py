@@ -1,40 +1,13 @@
 """``memdown index`` (build the cache from the markdown) and ``memdown verify`` (check it)."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .common import dir_option, echo_notices, json_option, open_memory, print_json, stderr_is_tty
-
-
-class _Progress:
-    """A rich progress bar on a TTY, shown only once a run passes one second."""
-
-    def __init__(self) -> None:
-        self.started = time.monotonic()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not stderr_is_tty():
-            return
-        if self.bar is None:
-            if time.monotonic() - self.started < 1.0 and done < total:
-                return
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                                TimeRemainingColumn(), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(stage, total=total)
-        self.bar.update(self.task, completed=done, total=total, description=stage)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+from .common import dir_option, echo_notices, json_option, open_memory, print_json
+from .progress import Progress
 
 
 @click.command()
@@ -60,7 +33,7 @@ def index(targets: tuple[Path, ...], rebuild: bool, export_to: Path | None, impo
         stop(mem.root)  # the daemon holds the old table open; the next search starts a fresh one
         info = mem.import_snapshot(import_from)
         click.echo(f"imported {info.rows} chunks of {info.files} file(s) ({info.model_id}) from {import_from}", err=True)
-    progress = _Progress()
+    progress = Progress("indexing", spinner=False)
     try:
         report = mem.index(list(targets) if targets else None, rebuild=rebuild, progress=progress)
     finally:
@@ -69,7 +42,9 @@ def index(targets: tuple[Path, ...], rebuild: bool, export_to: Path | None, impo
     if as_json:
         print_json(report.to_dict())
     else:
-        if report.rebuilt:
+        from ..index.table import NO_INDEX_YET
+
+        if report.rebuilt and report.rebuild_reason != NO_INDEX_YET:  # a first build is no news
             click.echo(f"rebuilt index ({report.rebuild_reason})", err=True)
         click.echo(
             f"{report.files_indexed} file(s) indexed, {report.files_unchanged} unchanged, "
@@ -104,8 +79,10 @@ def verify(repair: bool, memory_dir: Path | None, as_json: bool) -> None:
     from ..services import verify as verify_service
 
     mem = open_memory(memory_dir)
-    before = verify_service.verify(mem)
-    after = verify_service.repair(mem, before) if repair and not before.ok else None
+    with Progress("checking the index against the markdown"):
+        before = verify_service.verify(mem)
+    with Progress("repairing the index"):
+        after = verify_service.repair(mem, before) if repair and not before.ok else None
     final = after or before
     if as_json:
         data = before.to_dict()

@@ -58,16 +58,27 @@ def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
     if answered:
         return result
     from ..services.queries import run_query
+    from .progress import Progress
 
     mem = open_memory(root)
+    mem.progress = progress = Progress("building the index", spinner=False)  # shown only if it has to build
     try:
         return run_query(mem, op, params)
     finally:
+        progress.close()
         echo_notices(mem)
         if mem.root.is_dir():
             from ..live.lifecycle import start_for_next_query
 
-            start_for_next_query(mem.root, mem.config)  # the next search in a fresh process is answered warm
+            if start_for_next_query(mem.root, mem.config) == "started":  # the next query is answered warm
+                click.echo(daemon_started(mem.config["watch.idle_minutes"]), err=True)
+
+
+def daemon_started(idle_minutes: int) -> str:
+    """The one line a query says when it started the daemon in the background."""
+    return (f"memdown: started the live index for this memory in the background (answers the next queries warm, "
+            f"exits after {idle_minutes} idle minutes; `memdown watch stop` ends it, "
+            f"`memdown config set watch.start_on_query false` stops queries from starting it)")
 
 
 def run_query_command(command: str, values: dict[str, Any]) -> None:

@@ -51,8 +51,11 @@ def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None,
     from ..learning.review import analyze
     from ..signals import store
 
+    from .progress import Progress
+
     root = _root(memory_dir)
-    review = analyze(root, config=load_settings(root), persist=not dry_run)
+    with Progress("reading the signals"):
+        review = analyze(root, config=load_settings(root), persist=not dry_run)
     data = review.to_dict()
     if limit:
         data["candidates"] = data["candidates"][:limit]

@@ -34,6 +34,7 @@ TABLE_NAME = "chunks"
 # Old table versions stay readable this long after a compaction, so a reader
 # that opened the table just before never fails with "Not found".
 CLEANUP_AGE = timedelta(minutes=5)
+NO_INDEX_YET = "no index yet"  # the reason of a first build (not a rebuild: nothing was lost)
 MAX_ID_FILTER = 500  # ids in one delete filter; more and the whole source is rewritten
 RESULT_COLUMNS = [
     "id", "source", "kind", "heading", "start_line", "end_line", "section_start",
@@ -46,8 +47,8 @@ SCALAR_INDEXES = {"id": "BTREE", "source": "BTREE", "kind": "BITMAP"}
 _SCALAR_INDEX_NAMES = frozenset(f"{column}_idx" for column in SCALAR_INDEXES)
 
 
-def _lancedb():
-    """Import lancedb with its Rust warnings silenced (they would reach the user's terminal)."""
+def import_lancedb():
+    """Every import of lancedb goes here: its Rust warnings off unless the user set LANCEDB_LOG (read at load)."""
     os.environ.setdefault("LANCEDB_LOG", "error")
     import lancedb
 
@@ -178,12 +179,12 @@ class ChunkTable:
     def open(self, *, verify_count: bool = True) -> None:
         """Open an existing index or raise IndexUnavailableError (caller rebuilds)."""
         if not self.exists():
-            raise IndexUnavailableError("no index yet")
+            raise IndexUnavailableError(NO_INDEX_YET)
         self._load_sidecars()
         if self.meta is None or self.meta.schema_version != SCHEMA_VERSION:
             raise IndexUnavailableError("index was built by another memdown version")
         try:
-            self._db = _lancedb().connect(self.dir, read_consistency_interval=timedelta(0))
+            self._db = import_lancedb().connect(self.dir, read_consistency_interval=timedelta(0))
             self._table = self._db.open_table(TABLE_NAME)
             rows = self._table.count_rows()
             version = int(self._table.version)
@@ -279,7 +280,7 @@ class ChunkTable:
 
     def create(self, model_id: str, dim: int, fts_config: str) -> None:
         """Start a fresh, empty index (removing whatever was there)."""
-        lancedb = _lancedb()
+        lancedb = import_lancedb()
         if self.dir.is_symlink() or (self.dir.exists() and not self.dir.is_dir()):
             self.dir.unlink()  # a stray file where the index folder belongs (the index is ours to replace)
         elif self.dir.exists():

@@ -38,6 +38,9 @@ class Memory:
         self._indexer: Indexer | None = None
         self._table_ready = False
         self.notices: list[str] = []  # one-line notes for the user (rebuilds, refreshes)
+        # Shown by any (re)build this object starts on its own, e.g. a search that finds no index;
+        # the CLI sets it to its progress bar (cli/progress.py).
+        self.progress: ProgressCallback | None = None
 
     @classmethod
     def open(cls, root: str | Path | None = None, *, config: Config, embedder: Embedder | None = None) -> "Memory":
@@ -96,7 +99,7 @@ class Memory:
                     current.vectors_pending = self.table.meta.vectors_missing
                 return current
         self.embedder.load()
-        report = self.indexer.run(targets, rebuild=rebuild, progress=progress)
+        report = self.indexer.run(targets, rebuild=rebuild, progress=progress or self.progress)
         self._table_ready = True
         return report
 
@@ -279,7 +282,9 @@ def _import_lancedb_meanwhile() -> None:
 
     def run() -> None:
         try:
-            import lancedb  # noqa: F401
+            from ..index.table import import_lancedb
+
+            import_lancedb()
         except Exception:  # noqa: BLE001 - the import in index/table.py raises it where it is handled
             pass
 
