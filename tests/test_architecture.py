@@ -34,7 +34,8 @@ MAX_FUNCTION_LINES = 60
 LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or the line after it, with a reason
 
 EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
-FOUNDATIONS = {"paths", "config", "fsutil", "errors", "redact", "fence", "dates", "optout", "logfiles"}
+FOUNDATIONS = {"paths", "config", "fsutil", "errors", "redact", "fence", "dates", "optout", "logfiles",
+               "shellguard"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 
 # package part -> memdown parts it must never import (every upward edge, and sideways between stores)

@@ -34,7 +34,7 @@ EXPECTED_TIMEOUTS = {
 }
 # SessionStart sources of the real client (2.1.328): startup, resume, clear, compact, fork.
 EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork", "PreCompact": "manual|auto",
-                     "PreToolUse": "Skill"}
+                     "PreToolUse": "Skill|Bash|Edit|Write|MultiEdit"}
 SKILLS = ["memory-recall", "memory-status", "reflect", "reflect-toggle"]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"

@@ -100,6 +100,8 @@ def show_cmd(item_id: str, memory_dir: Path | None, as_json: bool) -> None:
         return
     if data.get("candidate"):
         click.echo("\n".join(_candidate_lines(data["candidate"])))
+    if data.get("rule"):
+        click.echo(f"rule (promote writes this; --text overrides): {data['rule']}")
     for sig in data.get("signals", []):
         click.echo(f"- {sig['id']} {sig['type']} conf {sig['confidence']} {sig['status']} "
                    f"session {sig['session'] or '?'}\n  > {sig['text']}")
@@ -134,6 +136,10 @@ def promote_cmd(item_id: str, target: str | None, text: str | None, category: st
         return
     what = result.get("learning") or result.get("improvement") or result.get("reflexion") or ""
     click.echo(f"{result['action']} {result['id']} → {result.get('target') or ''} {what}".rstrip())
+    if result.get("rule"):
+        click.echo(f"rule: {result['rule']}")
+    if result.get("guard"):
+        click.echo(f"guard: {result['guard']} when a tool call breaks this rule (memdown reflect guards)")
     if result.get("path") and result.get("changed", True):
         click.echo(f"wrote {result['path']}" + (f" (backup {result['backup']})" if result.get("backup") else ""))
     for path in result.get("removed_from", []):
@@ -174,6 +180,33 @@ def undo_cmd(item_id: str, reason: str, memory_dir: Path | None, as_json: bool) 
     click.echo(f"{result['action']} {result['id']}")
     for path in result.get("removed_from", []):
         click.echo(f"removed from {path}")
+
+
+@reflect.command("guards")
+@click.option("--remove", "remove_id", default=None, metavar="LRN-…",
+              help="Stop guarding this learning (its rule stays in CLAUDE.md; `undo` removes both).")
+@dir_option
+@json_option
+def guards_cmd(remove_id: str | None, memory_dir: Path | None, as_json: bool) -> None:
+    """Guards from approved rules: the tool calls memdown stops before they repeat a corrected mistake."""
+    from ..learning import guards
+
+    if remove_id:
+        removed = guards.remove(remove_id.strip().upper())
+        if as_json:
+            print_json({"removed": removed, "learning": remove_id.strip().upper()})
+        else:
+            click.echo(f"removed {removed} guard(s) of {remove_id.strip().upper()}")
+        return
+    found = guards.listed(resolve_root(memory_dir))
+    if as_json:
+        print_json(found)
+        return
+    if not found:
+        click.echo("No guards here. Approved rules that name a command or a file become guards.")
+    for guard in found:
+        click.echo(f"{guard.get('id')}  {guard.get('decision')}  {'global' if not guard.get('root') else 'project'}"
+                   f"  {guard.get('rule')}")
 
 
 @reflect.command("stats")

@@ -7,6 +7,7 @@ PreCompact, SessionEnd) are not here: the runner queues their job directly
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .. import paths
@@ -63,9 +64,26 @@ def tool_failure(payload: dict[str, Any], root: Path | None, config: Config | No
 
 def pre_tool_use(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     tool_input = payload.get("tool_input")
-    if payload.get("tool_name") != "Skill" or not isinstance(tool_input, dict) or tool_input.get("skill") != RECALL_SKILL:
+    if not isinstance(tool_input, dict):
         return None
-    return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
+    if payload.get("tool_name") == "Skill":
+        if tool_input.get("skill") != RECALL_SKILL:
+            return None
+        return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
+    return guard_answer(str(payload.get("tool_name") or ""), tool_input, root)
+
+
+def guard_answer(tool: str, tool_input: dict[str, Any], root: Path | None) -> HookOutput | None:
+    """Deny (or ask about) a tool call that repeats a mistake the user corrected and approved as a rule."""
+    from .. import shellguard
+
+    guards = shellguard.load(str(paths.memdown_home()))
+    if not guards:
+        return None
+    hit = shellguard.check(guards, tool, tool_input, os.path.realpath(root) if root is not None else "")
+    if hit is None:
+        return None
+    return HookOutput("PreToolUse", permission=hit[0], permission_reason=hit[1])
 
 
 HANDLERS: dict[str, Handler] = {

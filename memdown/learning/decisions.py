@@ -14,7 +14,7 @@ from ..signals import store
 from ..signals.store import Signal, utcnow
 from ..signals.text import one_line
 from . import candidates as C
-from . import improvements, learnings, ledger, meta, mistakes
+from . import guards, improvements, learnings, ledger, meta, mistakes, phrasing
 from . import promote as P
 from .analysis import analyze_under_lock, day_of, find_candidate, review_lock, single_candidate
 from .approvals import new_token
@@ -67,11 +67,18 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
                 if conflict["id"].startswith("LRN-"):
                     _revert_learning(root, learnings.get(root, conflict["id"]), f"contradicted by {cand.id}", now)
         target = target or cand.target
-        text = one_line(redact(text or cand.text))  # as learnings.md will store it: the approval hashes this text
+        text = one_line(redact(text or proposed_rule(root, cand, target, config)))  # the approval hashes this text
         sigs = [store.get(root, s) for s in cand.signal_ids]
         result = _record(root, cand, target, text, category, sigs, day_of(now))
         meta.record(root, sigs, "accepted")
         return {"id": cand.id, "action": "promote", "target": target, "signals": cand.signal_ids, **result}
+
+
+def proposed_rule(root: Path, cand: C.Candidate, target: str, config: Config) -> str:
+    """What promote writes unless ``--text`` says otherwise: a rule a person would write (``phrasing``)."""
+    if cand.kind != "rule" or target not in (*P.CLAUDE_TARGETS, "learnings"):
+        return cand.text
+    return phrasing.rule_for(root, cand.text, cand.context, config)
 
 
 def _record(root: Path, cand: C.Candidate, target: str, text: str, category: str | None, sigs: list[Signal],
@@ -97,10 +104,16 @@ def _record(root: Path, cand: C.Candidate, target: str, text: str, category: str
         id="", text=text, category=category or cand.category, status="pending",
         scope="global" if target == "global" else cand.scope, occurrences=cand.sessions,
         first_seen=cand.first_seen or day, last_seen=cand.last_seen or day, sources=cand.signal_ids,
-        extra={"target": target, "token": token}), day=day)
+        extra={"target": target, "token": token, **_evidence(cand, text)}), day=day)
     result = P.finish_rule(root, item, target, day)
     ledger.record(root, item.fingerprint, text, item.id, day=day)
     return result
+
+
+def _evidence(cand: C.Candidate, text: str) -> dict[str, str]:
+    """The user's own words, kept in learnings.md (never in CLAUDE.md) when the rule rephrases them."""
+    quote = one_line(redact(cand.quotes[0]), 200) if cand.quotes else ""
+    return {"evidence": quote} if quote and quote != text else {}
 
 
 def _promote_learning(root: Path, item, target: str, now) -> dict:
@@ -121,6 +134,7 @@ def _revert_learning(root: Path, item, reason: str, now) -> dict:
     if item.status == "reverted":
         raise UsageError(f"{item.id} is already reverted")
     removed = [r for r in (P.remove_rule(root, t, item.id, P.token_of(item)) for t in P.CLAUDE_TARGETS) if r["changed"]]
+    guards.remove(item.id, P.token_of(item))
     learnings.update(root, item.id, status="reverted", reverted=day_of(now), reason=reason)
     sigs = [s for s in (_maybe(root, sid) for sid in item.sources) if s is not None]
     meta.record(root, sigs, "reverted")
@@ -203,5 +217,8 @@ def show(root: Path, item_id: str, *, config: Config) -> dict:
         return {"reflexion": item.to_dict()}
     cand = find_candidate(analyze_under_lock(root, persist=False, config=config), item_id)
     sig_ids = cand.signal_ids if cand else [item_id]
-    return {"candidate": cand.to_dict() if cand else None,
-            "signals": [store.get(root, s).to_dict() for s in sig_ids]}
+    shown = {"candidate": cand.to_dict() if cand else None,
+             "signals": [store.get(root, s).to_dict() for s in sig_ids]}
+    if cand is not None and cand.action == "promote" and cand.kind == "rule":
+        shown["rule"] = one_line(redact(proposed_rule(root, cand, cand.target, config)))
+    return shown

@@ -120,10 +120,15 @@ def rule_spans(text: str, learning_id: str, token: str = "") -> list[tuple[int, 
     return spans
 
 
-def insert_rule(text: str, learning_id: str, rule: str, token: str = "") -> str:
+def written_text(rule: str) -> str:
+    """The rule exactly as its line in CLAUDE.md says it (promote prints this, so what it shows is what it wrote)."""
     from ..redact import redact
 
-    item = f"- {one_line(redact(rule))} {marker(learning_id, token)}\n"
+    return one_line(redact(rule))
+
+
+def insert_rule(text: str, learning_id: str, rule: str, token: str = "") -> str:
+    item = f"- {written_text(rule)} {marker(learning_id, token)}\n"
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -153,9 +158,31 @@ def insert_rule(text: str, learning_id: str, rule: str, token: str = "") -> str:
 
 def remove_rule_text(text: str, learning_id: str, token: str = "") -> str:
     lines = text.splitlines(keepends=True)
-    for start, end in sorted(rule_spans(text, learning_id, token), reverse=True):
+    spans = rule_spans(text, learning_id, token)
+    for start, end in sorted(spans, reverse=True):
         del lines[start:end]
-    return "".join(lines)
+    return _drop_empty_section("".join(lines)) if spans else "".join(lines)
+
+
+def _drop_empty_section(text: str) -> str:
+    """Remove our section heading when nothing but its note is left under it (the file is loaded every session)."""
+    lines = text.splitlines(keepends=True)
+    tokens = _parse(text)
+    headings = [(int(t.tag[1:]), tokens[k + 1].content.strip(), t.map[0], t.map[1])
+                for k, t in enumerate(tokens) if t.type == "heading_open" and t.map]
+    for n, (level, title, start, head_end) in enumerate(headings):
+        if title != SECTION:
+            continue
+        end = next((h[2] for h in headings[n + 1:] if h[0] <= level), len(lines))
+        if any(line.strip() and line.strip() != SECTION_NOTE for line in lines[head_end:end]):
+            return text
+        while start > 0 and not lines[start - 1].strip():
+            start -= 1
+        del lines[start:end]
+        if start and start < len(lines):
+            lines.insert(start, "\n")
+        return "".join(lines)
+    return text
 
 
 def backup(root: Path, path: Path, target: str) -> Path | None:
@@ -274,9 +301,14 @@ def rules_in(root: Path) -> list[tuple[str, str]]:
 
 def finish_rule(root: Path, item, target: str, day: str) -> dict:
     """Write the rule to its target (idempotent; refused without a local approval), then mark it promoted."""
-    result: dict = {"learning": item.id, "target": target}
+    result: dict = {"learning": item.id, "target": target, "rule": written_text(item.text)}
     if target in CLAUDE_TARGETS:
         result.update(add_rule(root, target, item.id, item.text, token=token_of(item)))
+        from . import guards
+
+        guard = guards.add(None if target == "global" else root, item.id, token_of(item), item.text)
+        if guard is not None:
+            result["guard"] = guard["decision"]
     where = f"{describe(root, target)} ({day})"
     promoted_to = item.promoted_to + ([where] if target not in item.targets else [])
     learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
