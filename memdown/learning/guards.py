@@ -167,13 +167,13 @@ def compile_rule(text: str) -> dict | None:
 
 
 def _path_of(fragment: str) -> str:
+    """The file or folder a phrase names: a backtick span, else the first path-looking word of its first six."""
     span = _SPAN.search(fragment)
-    word = span.group(1) if span and span.start() <= 6 else fragment.split()[0].strip(".,;:!?\"'") if fragment.split() else ""
-    word = word.removeprefix("the ").strip()
-    if " " in word or not word:
-        return ""
-    if "/" in word or re.search(r"\.[A-Za-z0-9]{1,8}$", word) or any(c in word for c in "*?"):
-        return word.removeprefix("./")
+    found = [span.group(1).strip()] if span else [w.strip(".,;:!?\"'()") for w in fragment.split()[:6]]
+    for word in found:
+        if word and " " not in word and ("/" in word or re.search(r"\.[A-Za-z0-9]{1,8}$", word)
+                                         or any(c in word for c in "*?")):
+            return word.removeprefix("./")
     return ""
 
 

@@ -1,0 +1,216 @@
+"""Guards: an approved correction stops the repeated mistake (compiled rule, shell matching, the real hook)."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memdown import paths, shellguard
+from memdown.config import load_config
+from memdown.learning import guards, learnings, review
+from memdown.signals import store
+from memdown.signals.store import Signal
+
+REPO = Path(__file__).resolve().parent.parent
+SHIM = REPO / "hooks" / "memdown-hook"
+NOW = dt.datetime(2026, 11, 22, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def hook(payload: dict | str, *, shim: bool = False, **extra: str) -> dict:
+    cmd = [str(SHIM), "PreToolUse"] if shim else [sys.executable, "-m", "memdown", "hook", "PreToolUse"]
+    env = {**os.environ, **extra}
+    if shim:
+        env["MEMDOWN_BIN"] = str(Path(sys.executable).parent / "memdown")
+    proc = subprocess.run(cmd, input=json.dumps(payload) if isinstance(payload, dict) else payload,
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def bash(project: Path, command: str) -> dict:
+    return {"session_id": "s1", "cwd": str(project), "tool_name": "Bash", "tool_input": {"command": command}}
+
+
+def promote_quote(root: Path, quote: str, target: str = "project", kind: str = "correction") -> dict:
+    sig = store.append(root, [Signal(kind, quote, 3, session="s1", turn="t1", pattern=f"en.{kind}.x",
+                                     captured=store.iso(NOW))], now=NOW)[0]
+    return review.promote(root, sig.id, target, now=NOW, config=load_config(root))
+
+
+def decision(answer: dict) -> str:
+    return answer.get("hookSpecificOutput", {}).get("permissionDecision", "")
+
+
+# --- compiling a rule ------------------------------------------------------------------
+
+@pytest.mark.parametrize("rule, kind, what", [
+    ("Use pnpm, not npm.", "deny", ["npm"]),
+    ("Never run `git push --force` on main.", "deny", ["git", "push", "--force"]),
+    ("Run tests with `uv run pytest`.", "ask", "pytest"),
+    ("Prefer `rg` over `grep`.", "ask", ["grep"]),
+    ("Don't use npm install; use pnpm install instead.", "deny", ["npm", "install"]),
+    ("Never edit `package-lock.json` by hand.", "deny", "package-lock.json"),
+    ("Do not touch the files in `migrations/`.", "deny", "migrations/"),
+    ("Use yarn instead of npm.", "deny", ["npm"]),
+])
+def test_a_rule_that_names_a_command_or_a_file_compiles_to_a_guard(rule, kind, what):
+    spec = guards.compile_rule(rule)
+    assert spec is not None and spec["decision"] == kind
+    if isinstance(what, list):
+        assert spec["forbid"][0]["argv"] == what
+    elif "require" in spec:
+        assert spec["require"][0]["program"] == what
+    else:
+        assert spec["paths"] == [what]
+
+
+@pytest.mark.parametrize("rule", [
+    "Use tabs, not spaces.", "Use UTC, not local time.", "Name the three sync steps bootstrap, backfill and delta.",
+    "Don't apologize so much.", "Never use `sudo pip install`.", "Always answer in French.",
+])
+def test_a_rule_that_names_no_command_compiles_to_nothing(rule):
+    assert guards.compile_rule(rule) is None
+
+
+# --- matching a command ------------------------------------------------------------------
+
+PNPM = [{"id": "LRN-1", "rule": "Use pnpm, not npm.", **guards.compile_rule("Use pnpm, not npm.")}]
+
+
+@pytest.mark.parametrize("command, suggestion", [
+    ("npm install", "pnpm install"),
+    ("cd web && npm ci", "pnpm ci"),
+    ("make build; npm run dev", "pnpm run dev"),
+    ("cat x | npm exec foo", "pnpm exec foo"),
+    ("sudo -u app FOO=1 NODE_ENV=test npm test", "pnpm test"),
+    ("/usr/local/bin/npm i left-pad", "pnpm i left-pad"),
+    ("npx create-vite app", "pnpm dlx create-vite app"),
+    ("bash -lc 'npm run build'", "pnpm run build"),
+    ("VERSION=$(npm view x version)", "pnpm view x version"),
+    ("(cd app\nnpm install)", "pnpm install"),
+    ("time npm run lint 2>&1 | tail", "pnpm run lint"),
+])
+def test_the_forbidden_command_is_caught_in_any_shell_shape(command, suggestion):
+    hit = shellguard.check(PNPM, "Bash", {"command": command}, "/p/.memdown")
+    assert hit is not None and hit[0] == "deny" and f"Instead run: {suggestion}" in hit[1], hit
+
+
+@pytest.mark.parametrize("command", [
+    "pnpm install", "echo npm", "grep -rn 'npm install' docs", "pnpm dlx npm-check-updates", "git commit -m 'drop npm'",
+    "cat <<EOF > notes.md\nnpm install\nEOF", "ls node_modules/.bin/npm-run-all", "yarn add npm", "# npm install",
+    "echo 'unbalanced", "python -c 'import npm'",
+])
+def test_near_misses_pass(command):
+    assert shellguard.check(PNPM, "Bash", {"command": command}, "/p/.memdown") is None
+
+
+def test_force_push_short_flags_and_scoped_rules():
+    push = [{"id": "L", "rule": "r", **guards.compile_rule("Never run `git push --force` on main.")}]
+    for command in ("git push --force origin main", "git push -f", "git push -fu origin x", "git push --force=yes"):
+        assert shellguard.check(push, "Bash", {"command": command}, "/p") is not None, command
+    for command in ("git push origin main", "git push --force-with-lease", "git fetch --force"):
+        assert shellguard.check(push, "Bash", {"command": command}, "/p") is None, command
+    scoped = [{"id": "L", "rule": "r", **guards.compile_rule("Never use `rm -rf` on the data folder.")}]
+    assert shellguard.check(scoped, "Bash", {"command": "rm -rf data/cache"}, "/p") is not None
+    assert shellguard.check(scoped, "Bash", {"command": "rm -rf build dist"}, "/p") is None
+
+
+def test_a_required_runner_asks_when_the_tool_runs_without_it():
+    uv = [{"id": "L", "rule": "r", **guards.compile_rule("Run tests with `uv run pytest`.")}]
+    hit = shellguard.check(uv, "Bash", {"command": "python -m pytest -x tests"}, "/p")
+    assert hit is not None and hit[0] == "ask" and "uv run pytest -x tests" in hit[1]
+    assert shellguard.check(uv, "Bash", {"command": "pytest"}, "/p") is not None
+    for command in ("uv run pytest -x", "uv run --with hypothesis pytest", "uv run python -m pytest", "pip install pytest"):
+        assert shellguard.check(uv, "Bash", {"command": command}, "/p") is None, command
+
+
+def test_path_guards_apply_to_edits_under_the_project():
+    lock = [{"id": "L", "rule": "r", **guards.compile_rule("Never edit `package-lock.json` by hand.")},
+            {"id": "M", "rule": "r", **guards.compile_rule("Do not touch the files in `migrations/`.")}]
+    assert shellguard.check(lock, "Edit", {"file_path": "/p/web/package-lock.json"}, "/p/.memdown") is not None
+    assert shellguard.check(lock, "Write", {"file_path": "/p/db/migrations/0001.py"}, "/p/.memdown") is not None
+    assert shellguard.check(lock, "Edit", {"file_path": "/p/web/package.json"}, "/p/.memdown") is None
+    assert shellguard.check(lock, "Edit", {"file_path": "/p/db/migrations_old.txt"}, "/p/.memdown") is None
+
+
+# --- the loop through the real hook --------------------------------------------------------
+
+def test_an_approved_correction_denies_the_repeat_in_the_hook(memory_root: Path, isolate_paths: Path):
+    result = promote_quote(memory_root, "no, use pnpm, not npm")
+    assert result["guard"] == "deny"
+    answer = hook(bash(isolate_paths, "cd web && npm install left-pad"))
+    out = answer["hookSpecificOutput"]
+    assert out["hookEventName"] == "PreToolUse" and out["permissionDecision"] == "deny"
+    assert "Use pnpm, not npm." in out["permissionDecisionReason"]
+    assert "pnpm install left-pad" in out["permissionDecisionReason"]
+    assert hook(bash(isolate_paths, "pnpm install left-pad")) == {}
+    assert decision(hook(bash(isolate_paths, "npm ci"), shim=True)) == "deny"  # through the plugin's shim too
+
+
+def test_undo_removes_the_guard(memory_root: Path, isolate_paths: Path):
+    result = promote_quote(memory_root, "no, use pnpm, not npm")
+    assert decision(hook(bash(isolate_paths, "npm install"))) == "deny"
+    review.undo(memory_root, result["learning"], now=NOW)
+    assert hook(bash(isolate_paths, "npm install")) == {}
+
+
+def test_a_committed_but_unapproved_learning_blocks_nothing(memory_root: Path, isolate_paths: Path):
+    """learnings.md comes with the repository: a rule in it was approved on someone else's machine, if at all."""
+    learnings.add(memory_root, learnings.Learning(id="", text="Never run `git status`.", status="promoted",
+                                                  extra={"target": "project", "token": "deadbeef"}), day="2026-11-22")
+    (memory_root.parent / "CLAUDE.md").write_text("## Learned rules (memdown)\n\n- Never run `git status`. "
+                                                  "<!-- memdown:LRN-20261122-0001 #deadbeef -->\n")
+    review.analyze(memory_root, config=load_config(memory_root))  # recovery finishes only approved promotions
+    assert hook(bash(isolate_paths, "git status")) == {}
+    assert not (paths.memdown_home() / shellguard.GUARD_FILE).exists()
+
+
+def test_a_project_guard_does_not_apply_in_another_project(memory_root: Path, isolate_paths: Path, tmp_path: Path):
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    other = tmp_path / "other"
+    (other / ".memdown").mkdir(parents=True)
+    assert hook(bash(other, "npm install"), MEMDOWN_DIR=str(other / ".memdown")) == {}
+    assert decision(hook(bash(isolate_paths, "npm install"))) == "deny"
+    assert guards.listed(other / ".memdown") == []
+    assert len(guards.listed(memory_root)) == 1
+
+
+def test_a_global_rule_guards_everywhere(memory_root: Path, tmp_path: Path):
+    promote_quote(memory_root, "never run `git push --force`", target="global")
+    assert guards.listed(tmp_path / "elsewhere" / ".memdown")[0]["root"] == ""
+
+
+@pytest.mark.parametrize("payload", [
+    "not json", "[]", json.dumps({"tool_name": "Bash", "tool_input": "npm install"}),
+    json.dumps({"tool_name": "Bash", "tool_input": {"command": 5}}), json.dumps({"tool_name": "Bash"}),
+])
+def test_bad_input_fails_open(memory_root: Path, isolate_paths: Path, payload: str):
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    assert hook(payload) == {}
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"format": 1, "guards": 5}', '{"format": 99, "guards": []}',
+                                     '{"format": 1, "guards": [{"forbid": 3}]}', '{"format": 1, "guards": [7]}'])
+def test_a_damaged_guard_file_fails_open(isolate_paths: Path, content: str):
+    target = paths.memdown_home() / shellguard.GUARD_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content)
+    assert hook(bash(isolate_paths, "npm install")) == {}
+
+
+def test_an_edit_of_a_guarded_file_is_denied(memory_root: Path, isolate_paths: Path):
+    promote_quote(memory_root, "never edit `package-lock.json` by hand", kind="convention")
+    payload = {"cwd": str(isolate_paths), "tool_name": "Edit",
+               "tool_input": {"file_path": str(isolate_paths / "package-lock.json"), "old_string": "a", "new_string": "b"}}
+    assert decision(hook(payload)) == "deny"
+    assert hook({**payload, "tool_input": {**payload["tool_input"], "file_path": str(isolate_paths / "x.json")}}) == {}
+
+
+def test_the_guard_file_is_private(memory_root: Path):
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    assert (paths.memdown_home() / shellguard.GUARD_FILE).stat().st_mode & 0o077 == 0
