@@ -194,7 +194,7 @@ def assert_quiet_exit(proc: subprocess.CompletedProcess) -> None:
 
 @pytest.mark.parametrize("argv", [["stats"], ["search", "quote", "cache"], ["expand", "{id}"], ["config", "list"],
                                   ["init"], ["reflect", "list"], ["watch", "status"], ["verify", "--json"],
-                                  ["capture"], ["--help"], ["transcript", "{transcript}"]])
+                                  ["mining"], ["--help"], ["transcript", "{transcript}"]])
 def test_closed_stdout_ends_every_command_quietly(root: Path, argv: list[str], tmp_path: Path):
     hit_id = json.loads(md("search", "quote", "--json").stdout)[0]["id"]
     b = TranscriptBuilder()
@@ -242,11 +242,11 @@ def test_stats_reports_days_covered_and_capture(root: Path):
     assert data["days"] == {"count": 2, "first": "2026-03-10", "last": "2026-03-14"}
     assert data["capture"]["enabled"] is True and data["capture"]["source"] == "default"
     text = md("stats").stdout
-    assert "days covered: 2 (2026-03-10 to 2026-03-14)" in text and "signal capture: on (from default)" in text
-    assert md("capture", "off").exit_code == 0
+    assert "days covered: 2 (2026-03-10 to 2026-03-14)" in text and "signal mining: on (from default)" in text
+    assert md("mining", "off").exit_code == 0
     off = json.loads(md("stats", "--json").stdout)["capture"]
     assert off["enabled"] is False and off["source"].endswith("config.toml")
-    assert "signal capture: off" in md("stats").stdout
+    assert "signal mining: off" in md("stats").stdout
 
 
 def test_stats_of_an_empty_memory(memory_root: Path):

@@ -154,8 +154,8 @@ def test_user_triggered_skills() -> None:
     reflect = frontmatter.load(REPO / "skills" / "reflect" / "SKILL.md").content
     for needle in (
         "memdown reflect list --json", "memdown reflect promote", "--to",
-        "memdown reflect dismiss", "memdown reflect undo", "memdown capture on",
-        "memdown capture off", "oldest first", "skip all", "CLAUDE.md", ".claude/CLAUDE.md",
+        "memdown reflect dismiss", "memdown reflect undo", "memdown mining on",
+        "memdown mining off", "oldest first", "skip all", "CLAUDE.md", ".claude/CLAUDE.md",
         "~/.claude/CLAUDE.md", "improvements",
     ):
         assert needle in reflect, needle

@@ -75,13 +75,23 @@ def test_session_to_claude_md_to_session_start(memory_root, isolate_paths, tmp_p
     assert set(sweep) == {"folded", "expired", "semantic", "automemory"}
 
 
-def test_capture_toggle(memory_root):
+def test_mining_toggle_says_what_it_does(memory_root):
     memory_root.mkdir(parents=True)
-    assert _json(run_memdown("capture", "status", "--json"))["enabled"] is True
-    off = _json(run_memdown("capture", "off", "--json"))
+    assert _json(run_memdown("mining", "status", "--json"))["enabled"] is True
+    off = _json(run_memdown("mining", "off", "--json"))
     assert off["enabled"] is False and Path(off["written"]) == memory_root / "config.toml"
-    assert "capture is off" in run_memdown("capture").stdout
-    assert _json(run_memdown("capture", "on", "--json"))["enabled"] is True
+    shown = run_memdown("mining")
+    assert "signal mining is off" in shown.stdout and "daily log is written either way" in shown.stdout
+    assert _json(run_memdown("mining", "on", "--json"))["enabled"] is True
+    assert "capture" not in run_memdown("--help").stdout  # the old name is hidden, not advertised
+
+
+def test_the_old_capture_name_still_works_with_a_one_line_notice(memory_root):
+    memory_root.mkdir(parents=True)
+    old = run_memdown("capture", "off", "--json")
+    assert old.returncode == 0 and _json(old)["enabled"] is False
+    assert old.stderr.count("\n") == 1 and "`memdown mining`" in old.stderr
+    assert _json(run_memdown("mining", "status", "--json"))["enabled"] is False
 
 
 def test_errors_are_one_line_with_exit_codes(memory_root):

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from ..errors import UsageError
 from ..services.queries import FILTERS
+from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 
 
 class Opt(NamedTuple):
@@ -31,7 +32,8 @@ FENCE = Opt(("--fence", "--no-fence"), "fence", "switch",
 
 SEARCH = (
     Opt(("-k",), "k", "int", "How many results (default: config search.k)."),
-    Opt(("--kind",), "kind", "str", "Only this kind: summary, signal, learning, improvement, reflexion, note, recall (recall pointers are left out unless asked for)."),
+    Opt(("--kind",), "kind", "str", f"Only this kind: {', '.join(KINDS)} "
+        f"({', '.join(sorted(HIDDEN_BY_DEFAULT))} left out unless asked for)."),
     Opt(("--since",), "since", "str", "Only entries dated on or after.", metavar="YYYY-MM-DD"),
     Opt(("--until",), "until", "str", "Only entries dated on or before.", metavar="YYYY-MM-DD"),
     Opt(("--source",), "source", "str", "Only files matching GLOB (relative to the memory root).", metavar="GLOB"),

@@ -1,4 +1,4 @@
-"""``memdown reflect …`` (review learning signals) and ``memdown capture on|off|status``."""
+"""``memdown reflect …`` (review learning signals) and ``memdown mining on|off|status`` (formerly ``capture``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -279,13 +279,34 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
         click.echo(f"  {sig.id} {sig.type} conf {sig.confidence}: {sig.text[:80]}")
 
 
-@click.command("capture")
-@click.argument("state", type=click.Choice(["on", "off", "status"]), default="status")
-@click.option("--global", "global_", is_flag=True, help="Change the global config instead of the project's.")
+_MINING_STATE = click.Choice(["on", "off", "status"])
+_GLOBAL_HELP = "Change the global config instead of the project's."
+
+
+@click.command("mining")
+@click.argument("state", type=_MINING_STATE, default="status")
+@click.option("--global", "global_", is_flag=True, help=_GLOBAL_HELP)
+@dir_option
+@json_option
+def mining_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Turn mining of learning signals (corrections, conventions, failures) on or off, or show it.
+    Recording is not affected: the daily log is written either way."""
+    _set_mining(state, global_, memory_dir, as_json)
+
+
+@click.command("capture", hidden=True)
+@click.argument("state", type=_MINING_STATE, default="status")
+@click.option("--global", "global_", is_flag=True, help=_GLOBAL_HELP)
 @dir_option
 @json_option
 def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
-    """Turn learning-signal mining on or off (the daily log is kept either way), or show it."""
+    """Old name of `memdown mining` (kept working)."""
+    click.echo("memdown: `memdown capture` is now `memdown mining` (it turns signal mining on or off; "
+               "recording to the daily log is never turned off by it)", err=True)
+    _set_mining(state, global_, memory_dir, as_json)
+
+
+def _set_mining(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
     from ..config import set_value
     from ..services.status import CAPTURE_KEY, capture_state
 
@@ -298,7 +319,8 @@ def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: boo
     if as_json:
         print_json(data)
         return
-    click.echo(f"signal capture is {'on' if data['enabled'] else 'off'} (from {data['source']})")
+    click.echo(f"signal mining is {'on' if data['enabled'] else 'off'} (from {data['source']}); "
+               "the daily log is written either way")
 
 
-COMMANDS = (reflect, capture_cmd)
+COMMANDS = (reflect, mining_cmd, capture_cmd)

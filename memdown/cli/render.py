@@ -120,4 +120,4 @@ def _stats(data: dict[str, Any], out: Write) -> None:
     days = data["days"]
     out(f"days covered: {days['count']}" + (f" ({days['first']} to {days['last']})" if days["count"] else ""))
     capture = data["capture"]
-    out(f"signal capture: {'on' if capture['enabled'] else 'off'} (from {capture['source']})")
+    out(f"signal mining: {'on' if capture['enabled'] else 'off'} (from {capture['source']})")
