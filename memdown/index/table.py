@@ -48,11 +48,11 @@ _SCALAR_INDEX_NAMES = frozenset(f"{column}_idx" for column in SCALAR_INDEXES)
 
 
 def import_lancedb():
-    """Every import of lancedb goes here: its Rust warnings off unless the user set LANCEDB_LOG (read at load)."""
-    os.environ.setdefault("LANCEDB_LOG", "error")
-    import lancedb
+    """Every import of lancedb goes here (lance_import: Rust warnings off unless the user set LANCEDB_LOG,
+    the REST namespace client's package __init__ deferred)."""
+    from .lance_import import import_lancedb as import_deferred
 
-    return lancedb
+    return import_deferred()
 
 
 def damage_reason(exc: BaseException) -> str:
