@@ -24,7 +24,7 @@ from ..fsutil import atomic_write_text, file_lock
 from ..redact import should_skip
 from ..store.daily import RECALL, SUMMARY, Entry, append_entry
 from ..store.layout import init_layout
-from ..transcript.archive import archive_transcript, portable_path
+from ..transcript.archive import portable_path
 from ..transcript.parser import parse_transcript
 from ..transcript.render import local_time
 from ..transcript.segments import plan_entries
@@ -43,7 +43,6 @@ class CaptureReport:
     skipped_session: bool = False
     client_only: int = 0      # `!cmd` and local slash-command turns: never memories
     waiting: int = 0          # empty turns held for the turn that follows them
-    archived: str | None = None
 
 
 def _load_state(path: Path) -> dict:
@@ -121,7 +120,4 @@ def record_session(
         if plan.skipped:
             state["done"] = sorted(done)
             atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
-    if config["archive.enabled"]:
-        archived = archive_transcript(Path(transcript_path), session_id)
-        report.archived = str(archived) if archived else None
-    return report
+    return report  # the transcript archive is the worker's own step (services.worker)

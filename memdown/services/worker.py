@@ -60,6 +60,16 @@ def _capture(root: Path, config: Config, record: dict[str, Any], *, include_last
     log.info("capture %s: %s", payload.get("session_id"), report)
 
 
+def _archive(record: dict[str, Any]) -> None:
+    """Copy the transcript into MEMDOWN_HOME/transcripts (its own step: a full disk there costs no entry)."""
+    from ..transcript.archive import archive_transcript
+
+    payload = record["payload"]
+    transcript = payload.get("transcript_path")
+    if transcript and os.path.isfile(transcript):
+        archive_transcript(Path(transcript), str(payload.get("session_id") or ""))
+
+
 def _mine(root: Path, config: Config, record: dict[str, Any]) -> None:
     from .signal_mining import mine_session
 
@@ -95,6 +105,8 @@ def _steps(root: Path, config: Config, record: dict[str, Any]) -> list[tuple[str
     capture_last = job != "precompact"  # auto-compaction may fire mid-turn
     steps: list[tuple[str, Callable[[], None]]] = [
         ("capture", lambda: _capture(root, config, record, include_last_turn=capture_last, final=job == "sessionend"))]
+    if config["archive.enabled"]:
+        steps.append(("archive", lambda: _archive(record)))
     if job in ("precompact", "sessionend"):
         steps.append(("mine", lambda: _mine(root, config, record)))
     if job == "sessionend":
@@ -167,7 +179,13 @@ def process(root: Path, config: Config, claimed: jobs.Claim) -> bool:
             jobs.hook_log(root, "worker", f"job {name} done ({record.get('job')}, attempt {record['attempts']})")
             return True
         record["last_error"] = "; ".join(f"{step}: {_describe(exc)}" for step, exc in failures)[:2000]
-        if any(_is_permanent(exc) for _, exc in failures) or record["attempts"] >= jobs.MAX_ATTEMPTS:
+        if "capture" in record["done_steps"] and record["attempts"] >= jobs.MAX_ATTEMPTS:
+            # The turns are in the markdown: a later step (archive, mining, index) never quarantines them.
+            jobs.hook_log(root, "worker", f"job {name} recorded; gave up on later steps: {record['last_error'][:300]}")
+            finished = True
+            return True
+        landed = "capture" in record["done_steps"]  # then an error is retried, not final (a disk may get room)
+        if (not landed and any(_is_permanent(exc) for _, exc in failures)) or record["attempts"] >= jobs.MAX_ATTEMPTS:
             jobs.quarantine(root, name, record, record["last_error"])
             finished = True
             return False

@@ -254,6 +254,8 @@ def parse_transcript(
     main, groups, meta, main_messages = _build_turns(reader, agent_file)
 
     if start_offset == 0 and reader.good_lines == 0 and (reader.bad_lines or reader.truncated_tail):
+        if reader.binary_head:
+            raise InputFileError(f"{path} is a binary file, not a transcript")
         raise InputFileError(f"{path} is not a Claude Code transcript (no JSON lines)")
 
     main.finish()

@@ -84,7 +84,8 @@ def decode_line(raw: bytes) -> dict | None:
     U+FFFD, so one bad character never costs the entry, or the session's
     later turns (a lone surrogate cannot be written as UTF-8 downstream).
     """
-    text = raw.decode("utf-8", errors="replace").strip()
+    # A NUL run (a crash mid-append) may sit before the next writer's line: it is not part of it.
+    text = raw.strip(b"\x00 \t\r\n").decode("utf-8", errors="replace")
     if not text:
         return None
     try:
@@ -116,6 +117,7 @@ class LineReader:
         self.bad_lines = 0
         self.good_lines = 0
         self.truncated_tail = False
+        self.binary_head = False  # NUL bytes in the first 8 KB (binary, or a crash's NUL run)
 
     def __iter__(self) -> Iterator[tuple[int, int, dict | None]]:
         stream = open_stream(self.path)
@@ -133,10 +135,9 @@ class LineReader:
         if self.start_offset:
             stream.seek(self.start_offset)
         else:
-            head = stream.read(_SNIFF_BYTES)
-            if b"\x00" in head:
-                # Raw NUL can never occur in valid JSON text: this is binary.
-                raise InputFileError(f"{self.path} is a binary file, not a transcript")
+            # NUL never occurs in JSON text, but a crash mid-append leaves a run of them in a real
+            # transcript: only a file where no line parses is called binary (parser.parse_transcript).
+            self.binary_head = b"\x00" in stream.read(_SNIFF_BYTES)
             stream.seek(0)
         pos = self.start_offset
         while True:
