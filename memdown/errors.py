@@ -80,6 +80,10 @@ class LockTimeoutError(MemdownError):
     exit_code = 8
 
 
+class EditConflictError(LockTimeoutError):
+    """A file kept changing under a read-modify-write (someone else saves it constantly); retried later."""
+
+
 class NotApprovedError(MemdownError):
     """A change to CLAUDE.md that no one approved on this machine (repository memory is untrusted)."""
 

@@ -9,10 +9,11 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
 from pathlib import Path
 
-from .errors import LockTimeoutError
+from .errors import EditConflictError, LockTimeoutError
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -66,13 +67,16 @@ def _temp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None,
+                       unchanged: Callable[[], bool] | None = None) -> bool:
     """Write ``data`` to ``path`` so readers see the old file or the new one.
 
     Temp file in the same folder, fsync, rename, fsync the folder. The file gets ``mode`` when
     given (0600 for anything that may hold secrets: jobs, archives, state); else a replaced file
     keeps its mode, and a new one gets what the process umask allows (0666 minus the umask, as
     ``open()`` would; memdown's own processes run with a private umask, ``paths.private_umask``).
+    ``unchanged`` (compare-and-swap, see ``edit_text``) is asked right before the rename; False
+    leaves ``path`` alone and returns False.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,12 +95,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
+        if unchanged is not None and not unchanged():
+            os.unlink(tmp)
+            return False
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+    return True
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
@@ -178,6 +186,7 @@ def locked_append(path: Path, text: str, *, timeout: float = 10.0) -> None:
 def append_unlocked(path: Path, text: str) -> None:
     """Append and fsync; the caller holds the file's lock."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    _settled(path)  # never append into an editor's truncate-then-write
     with open(path, "ab") as handle:
         handle.write(encode_text(text))
         handle.flush()
@@ -211,3 +220,114 @@ def file_lock_for(path: Path) -> Path:
     """The lock file guarding edits of ``path`` (see ``locked_append``)."""
     path = Path(path)
     return path.with_name(f".{path.name}.lock")
+
+
+# --- read-modify-write of files people edit too: compare-and-swap under the lock --------------------
+#
+# The lock only binds memdown's writers. A person's editor or git may save the file at any moment:
+# in place (truncate, then write) or by renaming a new file over it. So a change is written only if
+# the file is still the one that was read (size, mtime, inode and a hash of the bytes), checked right
+# before the write, and recomputed from a fresh read otherwise. A change that only adds at the end is
+# appended in place (O_APPEND), so it never replaces anything a person saved.
+
+EDIT_ATTEMPTS = 40
+SETTLE_SECONDS = 1.0  # how long an empty file may be an editor's save in progress
+QUIET_NS = 20_000_000  # a file written in the last 20 ms may be mid-save: wait until it is this quiet
+R = TypeVar("R")
+
+
+class Seen(NamedTuple):
+    """What one read saw: the bytes and the file's identity (``ino`` 0: there was no file)."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+    ino: int
+    digest: bytes
+
+
+def _digest(data: bytes) -> bytes:
+    import hashlib  # not at module level: hooks import fsutil and never edit
+
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _look(path: Path) -> Seen:
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            data = handle.read()
+    except FileNotFoundError:
+        return Seen(b"", 0, 0, 0, b"")
+    return Seen(data, st.st_size, st.st_mtime_ns, st.st_ino, _digest(data))
+
+
+def _settled(path: Path) -> Seen:
+    """Read ``path``; a file that is empty or was written a moment ago may be a save in progress
+    (truncate, then write in pieces): wait for it to settle, at most ``SETTLE_SECONDS``."""
+    seen = _look(path)
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while seen.ino and (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and time.monotonic() < deadline:
+        time.sleep(0.01)
+        seen = _look(path)
+    return seen
+
+
+def _same(stat_result: os.stat_result, seen: Seen) -> bool:
+    return (stat_result.st_size, stat_result.st_mtime_ns, stat_result.st_ino) == (seen.size, seen.mtime_ns, seen.ino)
+
+
+def still(path: Path, seen: Seen) -> bool:
+    """Is ``path`` the file ``seen`` read (same identity and bytes)?"""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return not seen.ino
+    return bool(seen.ino) and _same(st, seen) and _look(path).digest == seen.digest
+
+
+def _append_if_same(path: Path, seen: Seen, tail: bytes) -> bool:
+    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    try:
+        if not _same(os.fstat(fd), seen) or _digest(os.pread(fd, seen.size + 1, 0)) != seen.digest:
+            return False
+        view = memoryview(tail)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        return True
+    finally:
+        os.close(fd)
+
+
+def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "") -> R:
+    """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
+
+    ``text`` is the file's content (``initial`` when there is no file). The new text is written only
+    if the file is unchanged since it was read; else it is read again and ``change`` runs again.
+    Raises ``EditConflictError`` when the file never holds still (``EDIT_ATTEMPTS`` tries).
+    """
+    path = Path(path)
+    for attempt in range(EDIT_ATTEMPTS):
+        seen = _settled(path)
+        text = seen.data.decode("utf-8") if seen.ino else initial
+        new_text, result = change(text)
+        if new_text == text:
+            return result
+        data = encode_text(new_text)
+        if seen.ino and len(data) > seen.size and data.startswith(seen.data):
+            if _append_if_same(path, seen, data[seen.size:]):
+                return result
+        elif atomic_write_bytes(path, data, unchanged=lambda: still(path, seen)):
+            return result
+        time.sleep(min(0.005 * (attempt + 1), 0.1))
+    raise EditConflictError(f"{path.name} kept changing while memdown wrote it; the write is retried later")
+
+
+def edit_text(path: Path, change: Callable[[str], tuple[str, R]], *, timeout: float = 10.0,
+              initial: str = "", lock_path: Path | None = None) -> R:
+    """``edit_locked`` under the file's lock (``file_lock_for(path)`` unless ``lock_path``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(lock_path or file_lock_for(path), timeout=timeout):
+        return edit_locked(path, change, initial=initial)

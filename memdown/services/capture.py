@@ -22,7 +22,7 @@ from .. import paths
 from ..config import Config
 from ..fsutil import atomic_write_text, file_lock
 from ..redact import should_skip
-from ..store.daily import RECALL, SUMMARY, Entry, append_entry
+from ..store.daily import RECALL, SUMMARY, Entry, append_entry, heal_recent
 from ..store.layout import init_layout
 from ..transcript.archive import portable_path
 from ..transcript.parser import parse_transcript
@@ -43,6 +43,7 @@ class CaptureReport:
     skipped_session: bool = False
     client_only: int = 0      # `!cmd` and local slash-command turns: never memories
     waiting: int = 0          # empty turns held for the turn that follows them
+    restored: int = 0         # entries lost in a race (an editor's or git's write) and written back
 
 
 def _load_state(path: Path) -> dict:
@@ -80,6 +81,9 @@ def record_session(
     ``final`` (SessionEnd): empty turns still waiting for a next turn are written too."""
     report = CaptureReport()
     init_layout(root)
+    # The done-list says which turns were summarized, not that their entries are still there:
+    # an entry an editor's or git's write dropped comes back here (store.written decides).
+    report.restored = len(heal_recent(root))
     state_path = paths.session_state_file(root, "sessions", session_id, ".json")
     with file_lock(state_path.with_suffix(".lock"), timeout=120):
         state = _load_state(state_path)

@@ -8,13 +8,20 @@
     <!-- session:<id> turn:<uuid> transcript:<portable path> -->
     - bullet …
 
-Writes hold the file's lock and replace the file atomically, so concurrent
-sessions never lose or interleave entries; an entry for a session that
+Writes hold the file's lock and go through ``fsutil.edit_locked``
+(compare-and-swap: a file a person or git changed since it was read is read
+again; an entry at the end is appended in place), so neither concurrent
+sessions nor a person's editor lose anything. An entry for a session that
 already wrote today goes to the end of that session's block, not under
-another session's heading. The same turn is never written twice.
+another session's heading. The same turn is never written twice. Placing an
+entry scans lines, never parses the day: its cost does not grow with the day.
+Every entry is noted in ``store.written``; one that vanished in a race is
+written back by the next write (``heal``).
 """
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +29,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from .. import paths
-from ..fsutil import atomic_write_text, file_lock, file_lock_for
+from ..fsutil import edit_locked, file_lock, file_lock_for
+from . import written
 from .anchors import Anchor, anchor_escape, parse_anchor
 
 _md = MarkdownIt("commonmark", {"html": True})
@@ -64,73 +72,129 @@ def render_entry(entry: Entry) -> str:
     return f"### {entry.when:%H:%M}\n{anchor}\n{bullets}\n"
 
 
-def _anchors(text: str) -> list[tuple[int, Anchor]]:
-    """(0-based line, anchor) for every anchor in an html block."""
-    found: list[tuple[int, Anchor]] = []
-    for tok in _md.parse(text):
-        if tok.type == "html_block" and tok.map:
-            anchor = parse_anchor(tok.content)
-            if anchor:
-                found.append((tok.map[0], anchor))
-    return found
+# A cheap line scan, not a markdown parse: an append must not cost the length of the day
+# (a 2,000-turn day re-parsed per append took minutes). Anchors and session headings are
+# what memdown itself writes, at the start of a line.
+_SESSION_HEADING = re.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)", re.M)
+_FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.M)
 
 
-def _session_headings(text: str) -> list[int]:
-    """0-based lines of level-1/2 headings (session boundaries)."""
-    return [t.map[0] for t in _md.parse(text) if t.type == "heading_open" and t.tag in ("h1", "h2") and t.map]
+def _anchor_re(session: str, turn: str | None = None) -> re.Pattern[str]:
+    tail = r"\s+turn:" + re.escape(turn) + r"(?=\s|-->)" if turn else r"(?=\s|-->)"
+    return re.compile(r"^ {0,3}<!--\s*session:" + re.escape(session) + tail, re.M)
 
 
 def has_turn(text: str, session: str, turn: str) -> bool:
-    return any(a.session == session and a.turn == turn for _, a in _anchors(text))
+    return _anchor_re(session, turn).search(text) is not None
+
+
+def _after_last_anchor(text: str, session: str) -> int | None:
+    """Offset just after the line of ``session``'s last anchor, or None."""
+    last = None
+    for last in _anchor_re(session).finditer(text):
+        pass
+    if last is None:
+        return None
+    end = text.find("\n", last.end())
+    return len(text) if end < 0 else end + 1
+
+
+def _next_session_heading(text: str, start: int) -> int | None:
+    """Offset of the first level-1/2 heading line after ``start`` that is not inside a code fence."""
+    for heading in _SESSION_HEADING.finditer(text, start):
+        if len(_FENCE.findall(text, start, heading.start())) % 2 == 0:
+            return heading.start()
+    return None
+
+
+def place_block(text: str, day: str, session: str, block: str, started: str) -> str:
+    """``text`` with ``block`` at the end of ``session``'s part of the day (a new ``## Session`` if none)."""
+    if not text.strip():
+        return f"# {day}\n\n## Session {started}\n\n{block}"
+    after = _after_last_anchor(text, session)
+    if after is None:
+        return text.rstrip("\n") + f"\n\n## Session {started}\n\n{block}"
+    at = _next_session_heading(text, after)
+    if at is None:
+        return text.rstrip("\n") + "\n\n" + block
+    return f"{text[:at].rstrip(chr(10))}\n\n{block}\n{text[at:]}"
 
 
 def insert_entry(text: str, entry: Entry) -> str | None:
     """The day file's new text with ``entry`` placed, or None if already there."""
     if has_turn(text, entry.session, entry.turn):
         return None
-    block = render_entry(entry)
-    if not text.strip():
-        return f"# {entry.when:%Y-%m-%d}\n\n## Session {entry.when:%H:%M}\n\n{block}"
-    mine = [line for line, a in _anchors(text) if a.session == entry.session]
-    if not mine:
-        return text.rstrip("\n") + f"\n\n## Session {entry.when:%H:%M}\n\n{block}"
-    lines = text.split("\n")
-    last = mine[-1]
-    following = [h for h in _session_headings(text) if h > last]
-    if not following:
-        return text.rstrip("\n") + "\n\n" + block
-    at = following[0]
-    before = "\n".join(lines[:at]).rstrip("\n")
-    after = "\n".join(lines[at:])
-    return f"{before}\n\n{block}\n{after}"
+    return place_block(text, f"{entry.when:%Y-%m-%d}", entry.session, render_entry(entry), f"{entry.when:%H:%M}")
+
+
+def _heal(root: Path, path: Path, text: str, report: dict) -> str:
+    """``text`` with the entries judged lost in a race written back (see ``store.written``)."""
+    report["restored"], report["deleted"] = [], []
+    report["changed"] = written.changed_by_others(root, path, text)
+    if not report["changed"]:
+        return text
+    lost, deleted = written.judge(root, path, text)
+    for w in lost:
+        first = w.block.split("\n", 1)[0]
+        started = first[4:].strip() if first.startswith("### ") else "00:00"
+        text = place_block(text, path.stem, w.session, w.block, started)
+    report["restored"], report["deleted"] = lost, deleted
+    return text
+
+
+def _write(root: Path, path: Path, entry: Entry | None) -> dict:
+    """Heal, then place ``entry``, in one compare-and-swap edit under the file's lock; ledger noted."""
+    report: dict = {}
+
+    def change(text: str) -> tuple[str, None]:
+        healed = _heal(root, path, text, report)
+        placed = insert_entry(healed, entry) if entry is not None else None
+        report["written"] = placed is not None
+        report["text"] = placed if placed is not None else healed
+        return report["text"], None
+
+    with file_lock(file_lock_for(path), timeout=30):
+        edit_locked(path, change)
+        now = time.time()
+        records = [{"turn": w.turn, "session": w.session, "at": now, "block": w.block, "restored": True}
+                   for w in report["restored"]]
+        records += [{"turn": w.turn, "deleted": now} for w in report["deleted"]]
+        if report["written"] and entry is not None:
+            records.append({"turn": entry.turn, "session": entry.session, "at": now, "block": render_entry(entry)})
+        written.note(root, path, records)
+        if records or report["changed"]:
+            written.remember(root, path, report["text"])  # what the file holds now: the next write compares
+    return report
 
 
 def append_entry(root: Path, entry: Entry) -> Path | None:
     """Write ``entry`` into its day file; None when the turn was already recorded."""
     path = entry_file(root, entry)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(file_lock_for(path), timeout=30):
-        try:
-            current = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            current = ""
-        updated = insert_entry(current, entry)
-        if updated is None:
-            return None
-        atomic_write_text(path, updated)
-    return path
+    return path if _write(root, path, entry)["written"] else None
 
 
-def recorded_turns(root: Path, session: str, days: list[str]) -> set[str]:
-    """Turn uuids of ``session`` already written in the given day files."""
-    turns: set[str] = set()
-    for day in days:
+def heal(root: Path, path: Path) -> list[str]:
+    """Write back the entries of ``path`` lost in a race; their turns."""
+    if not written.ledger_file(root, path).exists():
+        return []
+    return [w.turn for w in _write(root, path, None)["restored"]]
+
+
+def heal_recent(root: Path, *, days: float = 3.0) -> list[str]:
+    """``heal`` every file memdown wrote to in the last ``days`` that someone else changed since."""
+    restored: list[str] = []
+    horizon = time.time() - days * 86400
+    for ledger in written.ledgers(root):
         try:
-            text = paths.daily_file(root, day).read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
+            if ledger.stat().st_mtime < horizon:
+                continue
+        except OSError:
             continue
-        turns.update(a.turn for _, a in _anchors(text) if a.session == session and a.turn)
-    return turns
+        path = written.day_file_of(root, ledger)
+        if written.changed_by_others(root, path):
+            restored += heal(root, path)
+    return restored
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import NotFoundError
-from ..fsutil import atomic_write_text, file_lock, file_lock_for
+from ..fsutil import edit_text
 from .entry_format import Entry, parse, render_value
 
 
@@ -90,14 +90,6 @@ def insert_in_section(text: str, section: str, rendered: str, *, section_level: 
 
 
 def edit_file(path: Path, change, *, timeout: float = 10.0, initial: str = "") -> object:
-    """Read ``path`` under its lock, ``change(text) -> (new_text, result)``, write atomically."""
-    path = Path(path)
-    with file_lock(file_lock_for(path), timeout=timeout):
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = initial
-        new_text, result = change(text)
-        if new_text != text:
-            atomic_write_text(path, new_text)
-        return result
+    """``change(text) -> (new_text, result)`` on ``path`` under its lock, with compare-and-swap
+    (``fsutil.edit_text``): a person's save between the read and the write is never overwritten."""
+    return edit_text(Path(path), change, timeout=timeout, initial=initial)

@@ -1,0 +1,156 @@
+"""The ledger of entries memdown wrote, and how a vanished one is judged (healing).
+
+Each entry written to a day file is noted in ``state/written/<file>.jsonl``
+(machine-local, 0600): its turn, session, when it was written and the block
+itself. When the file is later found changed by someone else (its content's
+hash differs from the stamp of what memdown last wrote there) and a noted entry is
+gone, it is judged (docs/entries.md, "When an entry vanishes"):
+
+- **lost in a race**, and written again, when the file's last change came
+  within ``HEAL_SECONDS`` of the entry's write (an editor saving a buffer read
+  before the entry, a second writer), or when git made that change (the file
+  changed within ``GIT_SLACK_SECONDS`` of git writing HEAD, ORIG_HEAD, the
+  index or the stash, after the entry was written) and no commit in HEAD's
+  history deleted the entry;
+- **deleted by a person** otherwise: noted as such and never written again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import paths
+from ..fsutil import append_line, atomic_write_text, encode_text
+from .anchors import ANCHOR_RE, parse_anchor
+from .gitstate import last_git_write, removed_in_a_commit
+
+HEAL_SECONDS = 60.0
+GIT_SLACK_SECONDS = 2.0
+
+
+@dataclass
+class Written:
+    turn: str
+    session: str
+    at: float  # when it was (last) written
+    block: str  # the entry as written: what comes back
+    deleted: float | None = None  # judged deleted by a person at this time
+
+
+def _key(root: Path, day_file: Path) -> str:
+    try:
+        rel = Path(day_file).relative_to(root).as_posix()
+    except ValueError:
+        rel = Path(day_file).name
+    return rel.replace("/", "~")
+
+
+def ledger_file(root: Path, day_file: Path) -> Path:
+    return paths.state_dir(root) / "written" / f"{_key(root, day_file)}.jsonl"
+
+
+def _stamp_file(root: Path, day_file: Path) -> Path:
+    return paths.state_dir(root) / "written" / f"{_key(root, day_file)}.stamp"
+
+
+def ledgers(root: Path) -> list[Path]:
+    folder = paths.state_dir(root) / "written"
+    return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
+def day_file_of(root: Path, ledger: Path) -> Path:
+    return Path(root) / ledger.name[: -len(".jsonl")].replace("~", "/")
+
+
+def load(root: Path, day_file: Path) -> dict[str, Written]:
+    """Every noted entry of ``day_file`` by turn, its latest state."""
+    found: dict[str, Written] = {}
+    try:
+        lines = ledger_file(root, day_file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        try:
+            rec = json.loads(line)
+            turn = rec["turn"]
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn last line
+        if "block" in rec:
+            found[turn] = Written(turn, rec.get("session", ""), float(rec.get("at", 0)), rec["block"])
+        elif turn in found and "deleted" in rec:
+            found[turn].deleted = float(rec["deleted"])
+    return found
+
+
+def note(root: Path, day_file: Path, records: list[dict]) -> None:
+    """Append ledger lines (the caller holds the day file's lock)."""
+    if not records:
+        return
+    path = ledger_file(root, day_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    append_line(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), rotate_at=1 << 62)
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(encode_text(text), digest_size=16).hexdigest()
+
+
+def remember(root: Path, day_file: Path, text: str) -> None:
+    """Stamp ``text`` as what memdown left in the file (the caller holds the lock and wrote it)."""
+    atomic_write_text(_stamp_file(root, day_file), _digest(text), mode=paths.PRIVATE_FILE_MODE)
+
+
+def changed_by_others(root: Path, day_file: Path, text: str | None = None) -> bool:
+    """Does ``day_file`` (its ``text`` when given) differ from what memdown last left there?
+    Only files with a ledger can have lost anything."""
+    if not ledger_file(root, day_file).exists():
+        return False
+    if text is None:
+        try:
+            text = Path(day_file).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            text = ""
+        except OSError:
+            return False
+    try:
+        return _stamp_file(root, day_file).read_text().strip() != _digest(text)
+    except OSError:
+        return True
+
+
+def present_turns(text: str) -> set[str]:
+    turns = set()
+    for match in ANCHOR_RE.finditer(text):
+        anchor = parse_anchor(match.group(0))
+        if anchor and anchor.turn:
+            turns.add(anchor.turn)
+    return turns
+
+
+def judge(root: Path, day_file: Path, text: str) -> tuple[list[Written], list[Written]]:
+    """(lost in a race, deleted by a person) among the noted entries missing from ``text``."""
+    missing = [w for w in load(root, day_file).values() if w.deleted is None]
+    if not missing:
+        return [], []
+    present = present_turns(text)
+    missing = [w for w in missing if w.turn not in present]
+    if not missing:
+        return [], []
+    try:
+        changed = os.stat(day_file).st_mtime
+    except OSError:  # the whole file is gone: its folder changed when it went
+        changed = os.stat(Path(day_file).parent).st_mtime if Path(day_file).parent.exists() else time.time()
+    git_at = last_git_write(Path(day_file).parent)
+    lost, deleted = [], []
+    for w in sorted(missing, key=lambda w: w.at):
+        by_git = git_at is not None and git_at >= w.at - 1 and abs(changed - git_at) <= GIT_SLACK_SECONDS
+        if changed - w.at <= HEAL_SECONDS or (by_git and not removed_in_a_commit(day_file, f"turn:{w.turn}")):
+            lost.append(w)
+        else:
+            deleted.append(w)
+    return lost, deleted
