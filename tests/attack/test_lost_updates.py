@@ -8,6 +8,8 @@ be in the markdown exactly once, and every note the person saved must be there.
 """
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,109 @@ def test_git_pull_in_a_loop_while_two_clones_record_loses_nothing(tmp_path):
     pushed = git(other, "log", "--format=%s", "origin/main").stdout.split("\n")
     assert puller.runs > 2 and notes
     _assert_nothing_lost(rec, [n for n in notes if n in pushed and n + "\n" not in text])
+
+
+# --- the mechanism, one race at a time (deterministic) --------------------------------------------
+
+def _saves_during_first_read(path: Path, style: str, human: str):
+    """A ``change`` for ``fsutil.edit_text`` whose first call lets a person's save land after the read."""
+    calls = {"n": 0}
+
+    def change(text: str) -> tuple[str, int]:
+        calls["n"] += 1
+        if calls["n"] == 1:  # the person saves between memdown's read and its write
+            saved = text + human
+            if style == "inplace":
+                with open(path, "r+") as handle:
+                    handle.truncate(0)
+                    handle.write(saved)
+            else:
+                tmp = path.with_name(".swap")
+                tmp.write_text(saved)
+                os.replace(tmp, path)
+        lines = text.split("\n")
+        return "\n".join(["# Title (memdown edit)"] + lines[1:]) + "- entry\n", calls["n"]
+
+    return change
+
+
+@pytest.mark.parametrize("style", ["inplace", "rename"])
+def test_a_save_between_read_and_write_is_never_overwritten(tmp_path, style):
+    from memdown import fsutil
+
+    path = tmp_path / "learnings.md"
+    path.write_text("# Title\n\nold text\n")
+    calls = fsutil.edit_text(path, _saves_during_first_read(path, style, "a person's line\n"))
+    text = path.read_text()
+    assert calls == 2 and "a person's line" in text and "(memdown edit)" in text and "- entry" in text
+
+
+def test_an_append_never_lands_in_an_editors_truncate_then_write(tmp_path):
+    from memdown import fsutil
+
+    path = tmp_path / "day.md"
+    path.write_text("")  # truncated: the editor is about to write
+    content = "# 2026-11-20\n\na person's paragraph\n"
+    writer = threading.Timer(0.2, lambda: path.write_text(content))
+    writer.start()
+    fsutil.edit_text(path, lambda text: (text + "- entry\n", None))
+    writer.join()
+    assert path.read_text() == content + "- entry\n"
+
+
+def test_an_entry_an_editor_dropped_comes_back_and_a_deletion_by_hand_stays(tmp_path, memory_root, monkeypatch):
+    from datetime import datetime
+
+    from memdown.store import daily, written
+
+    def entry(turn: str) -> daily.Entry:
+        return daily.Entry(datetime(2026, 11, 20, 10, 0), "s1", turn, "~/t.jsonl", [f"did {turn}"])
+
+    path = daily.append_entry(memory_root, entry("t1"))
+    daily.append_entry(memory_root, entry("t2"))
+    stale = path.read_text().replace(daily.render_entry(entry("t2")), "")
+    path.write_text(stale + "\na person's note\n")  # a buffer read before t2, saved now
+    daily.append_entry(memory_root, entry("t3"))
+    text = path.read_text()
+    assert all(f"turn:{t} " in text for t in ("t1", "t2", "t3")) and "a person's note" in text
+    # A person deletes t1 by hand long after it was written: respected, now and later.
+    monkeypatch.setattr(written, "HEAL_SECONDS", -1.0)
+    path.write_text(text.replace(daily.render_entry(entry("t1")), ""))
+    daily.append_entry(memory_root, entry("t4"))
+    monkeypatch.setattr(written, "HEAL_SECONDS", 60.0)
+    daily.append_entry(memory_root, entry("t5"))
+    text = path.read_text()
+    assert "turn:t1 " not in text and all(f"turn:{t} " in text for t in ("t2", "t3", "t4", "t5"))
+
+
+def test_git_dropping_an_uncommitted_entry_heals_and_a_deletion_in_a_commit_is_respected(tmp_path, monkeypatch):
+    """Long after the write (the time rule is off): only the git rule can tell the two apart."""
+    from datetime import datetime
+
+    from memdown.store import daily, written
+    from memdown.store.layout import init_layout
+
+    project = tmp_path / "repo"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    root = project / ".memdown"
+    init_layout(root)  # state/ (the ledger) is machine-local, never committed
+
+    def entry(turn: str) -> daily.Entry:
+        return daily.Entry(datetime(2026, 11, 20, 10, 0), "s1", turn, "~/t.jsonl", [f"did {turn}"])
+
+    path = daily.append_entry(root, entry("t1"))
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "t1")
+    daily.append_entry(root, entry("t2"))
+    monkeypatch.setattr(written, "HEAL_SECONDS", -1.0)
+    git(project, "stash", "-q")  # t2 was never committed: git took it out of the working tree
+    assert "turn:t2 " not in path.read_text()
+    assert daily.heal(root, path) == ["t2"]
+    git(project, "stash", "drop", "-q")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "t2")
+    path.write_text(path.read_text().replace(daily.render_entry(entry("t1")), ""))
+    git(project, "commit", "-qam", "drop t1 on purpose")
+    assert daily.heal(root, path) == []
+    assert "turn:t1 " not in path.read_text() and "turn:t2 " in path.read_text()
