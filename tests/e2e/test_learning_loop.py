@@ -1,0 +1,93 @@
+"""Correct once, never again, in the real client: the correction is mined, approved, loaded, and enforced.
+
+Session 1: the agent runs ``npm install``; the user says "no, use pnpm, not npm". SessionEnd mines it;
+``memdown reflect promote`` (the person's approval) writes the rule and compiles its guard.
+Session 2: the rule is in the model's context, and when the scripted model repeats ``npm install`` the
+PreToolUse guard stops it before it runs: the model's next request carries the reason as the tool result.
+"""
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from .conftest import Reply, Request, World, summary_reply, wait_for_workers, wait_until
+
+pytestmark = pytest.mark.e2e
+
+CORRECTION = "no, use pnpm, not npm"
+RULE = "Use pnpm, not npm."
+
+
+class Agent:
+    """Runs the package manager it is told to (npm first), and records what it is told back."""
+
+    def __init__(self) -> None:
+        self.requests: list[Request] = []
+        self.tool_results: list[str] = []
+
+    def __call__(self, req: Request) -> Reply:
+        summary = summary_reply(req)
+        if summary:
+            return summary
+        self.requests.append(req)
+        prompt = req.last_user_text()
+        result = req.last_tool_result()
+        if result is not None:
+            self.tool_results.append(result)
+            return Reply.text("Done." if "memdown guard" not in result else "Understood: pnpm install it is.")
+        if CORRECTION in prompt:
+            return Reply.text("Understood, pnpm from now on.")
+        return Reply.tool("Bash", {"command": "npm install", "description": "Install dependencies"})
+
+
+def _fake_npm(world: World) -> None:
+    """An npm on PATH that leaves a mark when it runs (so a stopped command is seen not to run)."""
+    for name in ("npm", "pnpm"):
+        script = world.bin / name
+        script.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+
+def _ran(world: World) -> list[str]:
+    log = world.tmp / "ran.log"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def _candidate(world: World) -> dict | None:
+    listed = world.memdown("reflect", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    return next((c for c in json.loads(listed.stdout)["candidates"] if "pnpm" in c["text"]), None)
+
+
+def test_an_approved_correction_stops_the_repeated_command(make_world) -> None:
+    agent = Agent()
+    world = make_world(agent).with_memdown_on_path().init_memory()
+    _fake_npm(world)
+    allow = ("--allowedTools", "Bash")
+
+    first = world.claude("Install the dependencies.", args=allow)
+    assert first.proc.returncode == 0, first.proc.stderr
+    assert _ran(world) == ["npm install"]  # nothing stops npm before the correction
+    corrected = world.claude(CORRECTION, resume=first.session_id, args=allow)
+    assert corrected.proc.returncode == 0, corrected.proc.stderr
+    wait_for_workers(world, timeout=120)
+    cand = wait_until(lambda: _candidate(world), 60, "the correction as a review candidate")
+
+    promoted = world.memdown("reflect", "promote", cand["id"], "--to", "project")
+    assert promoted.returncode == 0, promoted.stderr
+    assert f"rule: {RULE}" in promoted.stdout and "guard: deny" in promoted.stdout, promoted.stdout
+    assert RULE in (world.project / "CLAUDE.md").read_text()
+
+    before = len(agent.requests)
+    second = world.claude("Set the project up again from scratch.", args=allow)
+    assert second.proc.returncode == 0, second.proc.stderr
+    session2 = agent.requests[before:]
+    assert RULE in session2[0].all_text() + session2[0].system_text  # the approved rule is in the model's context
+    assert _ran(world) == ["npm install"], "the repeated npm install ran"
+    assert len(session2) == 2, [r.last_user_text()[:200] for r in session2]
+    reason = session2[1].last_tool_result() or ""
+    assert "memdown guard" in reason and RULE in reason and "pnpm install" in reason, reason
+    guard_runs = [h for h in second.hooks("PreToolUse")]
+    assert guard_runs and all(h.status == 0 for h in guard_runs), second.debug_log[-2000:]
