@@ -207,21 +207,25 @@ def _argv_matches(pattern: list[str], words: list[str]) -> bool:
     return True
 
 
-def _bash_hit(guard: dict[str, Any], command: str) -> str | None:
-    """The suggested command when ``command`` does what the guard forbids, '' without one; None: no hit."""
-    for words in simple_commands(command):
-        for chain, seen in views(words):
-            for rule in guard.get("forbid") or ():
-                pattern = rule.get("argv") or []
-                within = rule.get("within") or ""
-                if pattern and _argv_matches(pattern, seen) and (not within or any(within in w for w in seen[1:])):
-                    instead = rule.get("instead") or []
-                    prefix = len(pattern) if seen[1:len(pattern)] == pattern[1:] else 0
-                    return shlex.join(instead + seen[prefix:]) if instead and prefix else ""
-            for rule in guard.get("require") or ():
-                via = rule.get("via") or ""
-                if seen and os.path.basename(seen[0]) == rule.get("program") and via not in chain:
-                    return shlex.join([*via.split(), *seen])
+def command_views(command: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """Every view of every simple command in the line (parsed once for all guards)."""
+    return [view for words in simple_commands(command) for view in views(words)]
+
+
+def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], list[str]]]) -> str | None:
+    """The suggested command when the line does what the guard forbids, '' without one; None: no hit."""
+    for chain, seen in seen_views:
+        for rule in guard.get("forbid") or ():
+            pattern = rule.get("argv") or []
+            within = rule.get("within") or ""
+            if pattern and _argv_matches(pattern, seen) and (not within or any(within in w for w in seen[1:])):
+                instead = rule.get("instead") or []
+                prefix = len(pattern) if seen[1:len(pattern)] == pattern[1:] else 0
+                return shlex.join(instead + seen[prefix:]) if instead and prefix else ""
+        for rule in guard.get("require") or ():
+            via = rule.get("via") or ""
+            if seen and os.path.basename(seen[0]) == rule.get("program") and via not in chain:
+                return shlex.join([*via.split(), *seen])
     return None
 
 
@@ -252,11 +256,14 @@ def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any], r
     """(decision, reason) for the first guard this call breaks (a deny before an ask), or None."""
     project = os.path.dirname(root)
     found: list[tuple[str, str]] = []
+    seen_views = None
     for guard in guards:
         if not applies(guard, root):
             continue
         if tool in BASH_TOOLS and isinstance(tool_input.get("command"), str):
-            suggestion = _bash_hit(guard, tool_input["command"])
+            if seen_views is None:
+                seen_views = command_views(tool_input["command"])
+            suggestion = _bash_hit(guard, seen_views)
             if suggestion is None:
                 continue
         elif tool in EDIT_TOOLS and isinstance(tool_input.get("file_path"), str):

@@ -214,3 +214,19 @@ def test_an_edit_of_a_guarded_file_is_denied(memory_root: Path, isolate_paths: P
 def test_the_guard_file_is_private(memory_root: Path):
     promote_quote(memory_root, "no, use pnpm, not npm")
     assert (paths.memdown_home() / shellguard.GUARD_FILE).stat().st_mode & 0o077 == 0
+
+
+# --- the benchmark's scenarios stay stopped (bench/bench_guards.py reports the figures) --------------
+
+def test_every_scenario_repeat_is_stopped():
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_guards import call_of, compiled
+    from guard_scenarios import SCENARIOS
+
+    for (quote, repeats, near), (rule, guard) in zip(SCENARIOS, compiled()):
+        assert guard is not None, rule
+        for action in repeats:
+            assert shellguard.check([guard], *call_of(action), "/project/.memdown"), (rule, action)
+        known = {"terraform apply plan.tfplan"}  # "without a plan": a condition the compiler does not read
+        for action in near:
+            assert action in known or not shellguard.check([guard], *call_of(action), "/project/.memdown"), (rule, action)

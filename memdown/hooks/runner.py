@@ -43,6 +43,8 @@ BUDGETS = {
 MAX_STDIN = 8 << 20
 # Capture events queue a job (``detach.capture``) before their budget starts.
 CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
+# Events that run before every tool call: a line only when they said something (a guard stopped a call).
+QUIET_WHEN_EMPTY = ("PreToolUse",)
 
 
 class _Budget(Exception):
@@ -141,7 +143,8 @@ def main(argv: list[str]) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
         # A capture hook only queues its job: the worker logs the job's own outcome.
         word = "answered" if event in CAPTURE_EVENTS else "ok"
-        log_line(root, event, f"{word} {1000 * (time.perf_counter() - started):.0f}ms")
+        if out or event not in QUIET_WHEN_EMPTY:
+            log_line(root, event, f"{word} {1000 * (time.perf_counter() - started):.0f}ms")
     except _Budget:
         out = {}
         log_line(root, event or "?", "over time budget; answered {}")

@@ -63,7 +63,10 @@ _EDIT = re.compile(r"\b(?:never|don'?t|do not|must not|should not|avoid|no)\s+(?
                    r"modifying|change|changing|touch|touching|write to|writing to|overwrite|overwriting|"
                    r"hand-edit)\s+(?P<path>.+)", re.I)
 _WHERE = re.compile(r"\b(?:on|in|inside|under|from)\s+(?:the\s+)?(?P<where>`[^`]+`|[\w./-]+)"
-                    r"(?:\s+(?P<kind>folder|directory|dir|path|tree))?", re.I)
+                    r"(?:\s+(?P<kind>folder|directory|dir|path|tree|namespace|cluster|environment|env|database|db|"
+                    r"server))?", re.I)
+_LEAD_VERB = re.compile(r"^(?:calling|running|using|invoking|executing|typing)\s+", re.I)
+GIT_VERBS = frozenset({"commit", "push", "rebase", "merge", "checkout", "reset", "stash", "cherry-pick"})
 _WORD = re.compile(r"[A-Za-z0-9_.+/@:=-]+$")
 _STOP_WORDS = frozenset("for to when on in the a an with because unless if as and or but by from at it this that "
                         "please instead anymore here there again directly ever".split())
@@ -85,19 +88,24 @@ def _words(span: str) -> list[str]:
 
 
 def command_of(fragment: str) -> list[str]:
-    """The command a phrase names ("npm", "`git push --force` on main"), or [] when it names none."""
-    fragment = fragment.strip()
+    """The command a phrase names ("npm", "`git push --force` on main", "commit with --no-verify"), or []."""
+    fragment = _LEAD_VERB.sub("", fragment.strip())
     span = _SPAN.search(fragment)
     if span and span.start() <= 2:
         return _words(span.group(1))
     words: list[str] = []
-    for raw in fragment.split():
+    raw_words = fragment.split()
+    for k, raw in enumerate(raw_words):
         word = raw.strip(".,;:!?()\"'")
+        if word.lower() in ("with", "using") and words and k + 1 < len(raw_words) and raw_words[k + 1].startswith("-"):
+            continue  # "commit with --no-verify": the flag belongs to the command
         if not word or word.lower() in _STOP_WORDS or not _WORD.match(word):
             break
         words.append(word)
         if len(words) == 4 or raw[-1] in ".,;:!?)":
             break
+    if words and words[0] in GIT_VERBS:
+        words = ["git", *words]
     if not words or words[0] not in KNOWN_TOOLS:
         return []
     return words if all(w.startswith("-") or w.islower() for w in words) else words[:1]
@@ -169,7 +177,7 @@ def compile_rule(text: str) -> dict | None:
 def _path_of(fragment: str) -> str:
     """The file or folder a phrase names: a backtick span, else the first path-looking word of its first six."""
     span = _SPAN.search(fragment)
-    found = [span.group(1).strip()] if span else [w.strip(".,;:!?\"'()") for w in fragment.split()[:6]]
+    found = [span.group(1).strip()] if span else [w.strip("\"'()").rstrip(".,;:!?") for w in fragment.split()[:6]]
     for word in found:
         if word and " " not in word and ("/" in word or re.search(r"\.[A-Za-z0-9]{1,8}$", word)
                                          or any(c in word for c in "*?")):
