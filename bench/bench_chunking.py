@@ -9,7 +9,8 @@ the retrieval corpus. Files are read once up front (not timed). Figures, each th
 best of ``--repeat`` runs:
 
 - ``chunk``: ``chunk_markdown`` over every file in this process (CPU and wall);
-- ``parse``: of which markdown-it's parse alone;
+- ``parse``: of which the block parse alone (``parse_markdown``: the daily-log line reader,
+  store/fastblocks.py, with markdown-it for files outside its subset);
 - ``rows``: ``embed_hash`` + ``fts_text`` + ``arrow_rows`` for those chunks (zero vectors);
 - ``pooled``: ``chunk_files`` (what a full build uses: reading and chunking in a
   process pool), wall, and CPU of this process plus its workers.

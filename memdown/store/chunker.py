@@ -16,6 +16,7 @@ from typing import Any
 from ..config import DEFAULTS
 from ..dates import date_phrase
 from .anchors import Anchor, parse_anchor, strip_anchors
+from .fastblocks import Event, block_events
 from .kinds import kind_for
 from .mixrecipe import Recipe, compose
 
@@ -125,21 +126,34 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int]:
 def parse_markdown(text: str) -> ParsedFile:
     metadata, body, offset = split_frontmatter(text)
     lines = body.split("\n")
-    tokens = _parser().parse(body)
+    events = block_events(body)  # the common daily-log shape, read without markdown-it
+    if events is None:
+        events = _markdown_it_events(body)
     sections: list[Section] = [Section(path=[], start=0, end=len(lines))]
     stack: list[tuple[int, str]] = []  # (level, title)
+    for kind, start, end, level, title in events:
+        if kind == "h":
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            sections[-1].end = start
+            sections.append(Section(path=[t for _, t in stack], start=start, end=len(lines)))
+        else:
+            sections[-1].blocks.append(_Block(start, end))
+    return ParsedFile(metadata=metadata, body_offset=offset, lines=lines, sections=sections)
+
+
+def _markdown_it_events(body: str) -> list[Event]:
+    """Headings and top-level blocks (a list's top-level items one by one), as markdown-it parses them."""
+    tokens = _parser().parse(body)
+    events: list[Event] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         if tok.type == "heading_open" and tok.level == 0:
-            level = int(tok.tag[1])
             title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, title))
             start = tok.map[0] if tok.map else 0
-            sections[-1].end = start
-            sections.append(Section(path=[t for _, t in stack], start=start, end=len(lines)))
+            events.append(("h", start, start + 1, int(tok.tag[1]), title))
             i += 3  # heading_open, inline, heading_close
             continue
         if tok.level == 0 and tok.map and tok.nesting >= 0:
@@ -150,16 +164,16 @@ def parse_markdown(text: str) -> ParsedFile:
                 while j < len(tokens):
                     t = tokens[j]
                     if t.type == "list_item_open" and t.level == tok.level + 1 and t.map:
-                        sections[-1].blocks.append(_Block(t.map[0], t.map[1]))
+                        events.append(("b", t.map[0], t.map[1], 0, ""))
                     depth += t.nesting
                     j += 1
                     if depth == 0:
                         break
                 i = j
                 continue
-            sections[-1].blocks.append(_Block(tok.map[0], tok.map[1]))
+            events.append(("b", tok.map[0], tok.map[1], 0, ""))
         i += 1
-    return ParsedFile(metadata=metadata, body_offset=offset, lines=lines, sections=sections)
+    return events
 
 
 def _block_text(lines: list[str], start: int, end: int) -> str:
