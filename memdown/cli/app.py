@@ -23,7 +23,8 @@ from ..errors import MemdownError
 from .failure import error_text, quiet_broken_pipe, wants_json
 
 # Each name is a module in this package with a ``COMMANDS`` tuple.
-COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect")
+COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect",
+                   "importing")
 
 
 class MemdownGroup(click.Group):

@@ -28,6 +28,7 @@ from ..transcript.archive import portable_path
 from ..transcript.parser import parse_transcript
 from ..transcript.render import local_time
 from ..transcript.segments import plan_entries
+from . import recorded_turns
 from .summarize import summarize_unit
 
 # Beyond this many unsummarized turns (a plugin installed mid-session, a
@@ -44,6 +45,8 @@ class CaptureReport:
     client_only: int = 0      # `!cmd` and local slash-command turns: never memories
     waiting: int = 0          # empty turns held for the turn that follows them
     restored: int = 0         # entries lost in a race (an editor's or git's write) and written back
+    copied: int = 0           # turns a fork or resume copied from a session that recorded them
+    turns: int = 0            # turns not recorded before this run (copies included)
 
 
 def _load_state(path: Path) -> dict:
@@ -66,6 +69,24 @@ def _summarize(unit, config: Config, *, use_model: bool, cwd: str, last_message:
     )
 
 
+def _new_turns(transcript, done: set[str], known: recorded_turns.RecordedTurns, session_id: str):
+    """(turns to record, copies another session recorded): prompts not done yet, in order."""
+    fresh = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
+    copies = [t for t in fresh if known.copied_from(t, session_id)]
+    copied = {t.uuid for t in copies}
+    return [t for t in fresh if t.uuid not in copied], copies
+
+
+def pending_unit_count(root: Path, transcript_path: Path, session_id: str) -> int:
+    """How many entries ``record_session`` would write for a finished session now."""
+    state = _load_state(paths.session_state_file(root, "sessions", session_id, ".json"))
+    if state.get("skipped"):
+        return 0
+    transcript = parse_transcript(Path(transcript_path), include_subagents=False)
+    turns, _copies = _new_turns(transcript, set(state.get("done", [])), recorded_turns.load(root), session_id)
+    return len(plan_entries(turns, transcript.turns, final=True).units)
+
+
 def record_session(
     root: Path,
     transcript_path: Path,
@@ -75,10 +96,14 @@ def record_session(
     last_message: str | None = None,
     include_last_turn: bool = True,
     final: bool = False,
+    model_summaries: int = MAX_MODEL_SUMMARIES,
 ) -> CaptureReport:
     """Summarize every finished, unrecorded turn of a session into the daily log.
 
-    ``final`` (SessionEnd): empty turns still waiting for a next turn are written too."""
+    ``final`` (SessionEnd): empty turns still waiting for a next turn are written too.
+    ``model_summaries``: how many of the last units may ask the model (``memdown import`` sets it).
+    Turns another session already recorded (a fork's or resume's copy of its parent) are marked
+    done without an entry (``recorded_turns``)."""
     report = CaptureReport()
     init_layout(root)
     # The done-list says which turns were summarized, not that their entries are still there:
@@ -98,7 +123,10 @@ def record_session(
             report.skipped_session = True
             return report
         done = set(state.get("done", []))
-        turns = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
+        known = recorded_turns.load(root)
+        turns, copies = _new_turns(transcript, done, known, session_id)
+        report.turns, report.copied = len(turns) + len(copies), len(copies)
+        done.update(t.uuid for t in copies)
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
             turns = turns[:-1]  # may still be in progress (auto-compaction mid-turn)
         plan = plan_entries(turns, transcript.turns, final=final)
@@ -106,22 +134,29 @@ def record_session(
         done.update(t.uuid for t in plan.skipped)
         portable = portable_path(Path(transcript_path))
         for n, unit in enumerate(plan.units):
-            turn = unit.turn
-            message = last_message if turn is transcript.turns[-1] and include_last_turn else None
-            bullets, method = _summarize(unit, config, use_model=len(plan.units) - n <= MAX_MODEL_SUMMARIES,
+            message = last_message if unit.turn is transcript.turns[-1] and include_last_turn else None
+            bullets, method = _summarize(unit, config, use_model=len(plan.units) - n <= model_summaries,
                                          cwd=transcript.cwd, last_message=message)
-            kind = RECALL if method == "recall" else SUMMARY
-            entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
-            if append_entry(root, entry) is None:
-                report.duplicates += 1
-            else:
-                report.written += 1
-                report.methods[method] = report.methods.get(method, 0) + 1
+            _write_unit(root, unit, session_id, portable, bullets, method, report)
+            recorded_turns.remember(root, unit.turns, session_id, known)
             done.update(t.uuid for t in unit.turns)
             state["done"] = sorted(done)
             # persist per turn: a crash loses nothing
             atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
-        if plan.skipped:
+        if plan.skipped or copies:
             state["done"] = sorted(done)
             atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
     return report  # the transcript archive is the worker's own step (services.worker)
+
+
+def _write_unit(root: Path, unit, session_id: str, portable: str, bullets: list[str], method: str,
+                report: CaptureReport) -> None:
+    """Append one unit's entry on the day its turn happened (the turn's own timestamp)."""
+    turn = unit.turn
+    kind = RECALL if method == "recall" else SUMMARY
+    entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
+    if append_entry(root, entry) is None:
+        report.duplicates += 1
+    else:
+        report.written += 1
+        report.methods[method] = report.methods.get(method, 0) + 1

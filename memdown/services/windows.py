@@ -360,6 +360,8 @@ def prefer_newer(hits: list["Hit"]) -> list["Hit"]:
         upper, lower = hits[i], hits[i + 1]
         if not (upper.date and lower.date and upper.date != lower.date):
             continue
+        if upper.kind != lower.kind and "signal" in (upper.kind, lower.kind):
+            continue  # a signal is a quote from an entry's turn, never its newer version
         close = lower.score >= (1 - max(RECENCY_BAND, NOTE_BAND)) * upper.score
         if not close or not _same_topic(upper, lower):
             continue

@@ -139,11 +139,12 @@ def _link_fixes(root: Path, session_id: str, transcript: str, calls: list, found
 
 
 def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
-    """Drop what an earlier mining of this session already recorded (after a reset)."""
-    existing = {(s.session, s.turn, s.type) for s in store.load(root) if s.session == session_id}
+    """Drop what an earlier mining already recorded: after a reset, or a fork's or resume's copy
+    of its parent's turns (turn uuids are unique across sessions, so the key ignores the session)."""
+    existing = {(s.turn, s.type) for s in store.load(root) if s.turn}
     out, seen = [], set()
     for sig in found:
-        key = (session_id, sig.turn, sig.type) if sig.turn else None
+        key = (sig.turn, sig.type) if sig.turn else None
         if key and (key in existing or key in seen):
             continue
         if key:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import paths
@@ -68,7 +68,7 @@ class Signal:
 
     @property
     def day(self) -> str:
-        return (self.captured or self.seen or "")[:10]
+        return (self.seen or self.captured or "")[:10]
 
     def captured_at(self) -> dt.datetime | None:
         return parse_time(self.captured or self.seen)
@@ -184,8 +184,25 @@ def signal_files(root: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.md") if not p.name.startswith("."))
 
 
+# path → (the file's identity when parsed, its signals): a file is parsed again only when it
+# changed (size, mtime, inode), so mining many sessions in one process (``memdown import``)
+# does not re-parse every signal file per session. Callers get copies.
+_parsed: dict[Path, tuple[tuple[int, int, int], list[Signal]]] = {}
+
+
 def read_file(path: Path) -> list[Signal]:
-    return [from_entry(e, path) for e in entries.read_entries(path, LEVEL)]
+    try:
+        st = path.stat()
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+    except OSError:
+        key = None
+    cached = _parsed.get(path)
+    if key is None or cached is None or cached[0] != key:
+        found = [from_entry(e, path) for e in entries.read_entries(path, LEVEL)]
+        if key is None:
+            return found
+        _parsed[path] = cached = (key, found)
+    return [replace(s, tags=list(s.tags), extra=dict(s.extra)) for s in cached[1]]
 
 
 def load(root: Path, *, statuses: tuple[str, ...] | None = None, types: tuple[str, ...] | None = None) -> list[Signal]:
@@ -236,12 +253,29 @@ def _size(path: Path) -> int:
         return -1
 
 
+def said_day(sig: Signal, now: dt.datetime) -> str:
+    """The local day a signal was said (its ``seen`` time; ``now`` for one without)."""
+    moment = parse_time(sig.seen) or now
+    return moment.astimezone().strftime("%Y-%m-%d")
+
+
 def append(root: Path, signals: list[Signal], *, now: dt.datetime | None = None) -> list[Signal]:
-    """Give each signal an id, redact and append it to today's file. Returns them."""
+    """Give each signal an id, redact and append it to the file of the day it was said. Returns them.
+
+    A signal mined from an old transcript (``memdown import``, a late capture) lands on its own day,
+    so "last week" never means "captured last week"."""
     if not signals:
         return []
     now = now or utcnow()
-    day = now.strftime("%Y-%m-%d")
+    by_day: dict[str, list[Signal]] = {}
+    for sig in signals:
+        by_day.setdefault(said_day(sig, now), []).append(sig)
+    for day, group in sorted(by_day.items()):
+        _append_day(root, day, group, now)
+    return signals
+
+
+def _append_day(root: Path, day: str, signals: list[Signal], now: dt.datetime) -> None:
     path = day_file(root, day)
     with file_lock(file_lock_for(path)):
         ids, seq, seq_path, compact = _allocate(root, path, day, len(signals))
@@ -257,7 +291,6 @@ def append(root: Path, signals: list[Signal], *, now: dt.datetime | None = None)
             atomic_write_text(seq_path, json.dumps(seq), mode=paths.PRIVATE_FILE_MODE)
         except OSError:
             pass
-    return signals
 
 
 def file_for_id(root: Path, sig_id: str) -> Path | None:

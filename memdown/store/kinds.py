@@ -26,8 +26,9 @@ KIND_RULES: tuple[tuple[str, str], ...] = (
 KINDS = tuple(sorted({kind for _, kind in KIND_RULES} | {"note"}))
 
 # Kinds a search leaves out unless asked for by ``--kind``: a recall entry only
-# points at the memories a turn recalled and must never outrank them.
-HIDDEN_BY_DEFAULT = frozenset({"recall"})
+# points at the memories a turn recalled, and a signal is a quote mined from a
+# turn whose entry already holds it; neither may outrank what it came from.
+HIDDEN_BY_DEFAULT = frozenset({"recall", "signal"})
 
 # Folders under the memory root that are never memory (machine-local or cache).
 EXCLUDED_DIRS = frozenset({"index", "logs", "state", "backups"})

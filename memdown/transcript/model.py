@@ -53,6 +53,9 @@ class Turn:
     api_errors: list[str] = field(default_factory=list)
     # Assistant texts and tool calls in the order they happened (for rendering).
     steps: list[str | ToolCall] = field(default_factory=list, repr=False)
+    # API message ids of the model's replies: a resumed session that re-logs this turn
+    # under fresh uuids still carries them (services.recorded_turns tells copies apart).
+    message_ids: list[str] = field(default_factory=list, repr=False)
 
     def assistant_text(self) -> str:
         return "\n\n".join(self.assistant_texts)

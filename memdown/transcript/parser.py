@@ -66,6 +66,7 @@ class _Builder:
             self.replayed += 1
         else:
             turn.index = len(self.turns)
+            turn.message_ids = sorted(self.turn_msg_ids)
             self.turns.append(turn)
         self.seen_msg_ids |= self.turn_msg_ids
         self.turn_msg_ids = set()

@@ -66,8 +66,6 @@ def test_turns_then_stop_write_an_anchored_entry(make_world) -> None:
     print(f"\n[e2e] entries: {len(anchors)}; haiku summary calls: {len(haiku)}")
 
 
-@pytest.mark.xfail(strict=False, reason="found by the e2e suite: a --fork-session copy of earlier turns is recorded "
-                   "again under the fork's session id (capture, not issue #8 scope)")
 def test_a_forked_session_does_not_record_the_parents_turns_again(make_world) -> None:
     world = make_world(main_agent).with_memdown_on_path().init_memory()
     first = world.claude("What retry budget should the upload client use? Decide and record it.")

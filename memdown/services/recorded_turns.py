@@ -1,0 +1,102 @@
+"""Which turns any session of this memory root has recorded, so a copy is not recorded again.
+
+A ``--fork-session`` (or a resumed session written to a new file) starts its
+transcript with the parent's lines: the same turn uuids under the new session
+id, or, in older clients, fresh uuids around the same API message ids. The
+per-session done-state (``state/sessions/<id>.json``) cannot see that, so this
+registry remembers every recorded turn across sessions:
+
+    state/recorded-turns.tsv    <turn uuid> TAB <session> TAB <message ids, comma-separated>
+
+Append-only under its lock; a line is added after the entry is written, so a
+crash in between leaves the turn to the daily writer's own duplicate check.
+A root recorded before this file existed is seeded once from the anchors in
+its daily logs (uuids only).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import paths
+from ..fsutil import append_unlocked, file_lock, file_lock_for, locked_append
+from ..transcript.model import Turn
+
+FILE_NAME = "recorded-turns.tsv"
+
+
+def registry_file(root: Path) -> Path:
+    return paths.state_dir(root) / FILE_NAME
+
+
+class RecordedTurns:
+    """Turn uuid → session, and API message id → session, for every recorded turn."""
+
+    def __init__(self) -> None:
+        self.by_turn: dict[str, str] = {}
+        self.by_message: dict[str, str] = {}
+
+    def add_line(self, line: str) -> None:
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) < 2 or not parts[0]:
+            return
+        self.by_turn.setdefault(parts[0], parts[1])
+        for msg in (parts[2].split(",") if len(parts) > 2 else []):
+            if msg:
+                self.by_message.setdefault(msg, parts[1])
+
+    def copied_from(self, turn: Turn, session: str) -> str:
+        """The other session that already recorded ``turn`` ('' when none did)."""
+        owner = self.by_turn.get(turn.uuid, "")
+        if owner and owner != session:
+            return owner
+        owners = {self.by_message.get(m, "") for m in turn.message_ids}
+        if turn.message_ids and len(owners) == 1 and "" not in owners and session not in owners:
+            return owners.pop()
+        return ""
+
+
+def load(root: Path) -> RecordedTurns:
+    path = registry_file(root)
+    if not path.exists() and Path(root).is_dir():
+        _seed(root, path)
+    known = RecordedTurns()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                known.add_line(line)
+    except OSError:
+        pass
+    return known
+
+
+def _line(turn_uuid: str, session: str, message_ids: list[str] | tuple[str, ...] = ()) -> str:
+    clean = [m for m in message_ids if m and "\t" not in m and "," not in m]
+    return f"{turn_uuid}\t{session}\t{','.join(clean)}\n"
+
+
+def _seed(root: Path, path: Path) -> None:
+    """Every anchored turn in the daily logs (turns recorded before the registry existed)."""
+    from ..store.daily import read_entries
+
+    lines: list[str] = []
+    for day_file in paths.daily_files(root):
+        for entry in read_entries(day_file):
+            anchor = entry.anchor
+            if anchor is not None and anchor.turn and anchor.session:
+                lines.append(_line(anchor.turn, anchor.session))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(file_lock_for(path), timeout=30):
+        if not path.exists():  # another writer seeded it meanwhile
+            append_unlocked(path, "".join(lines))
+
+
+def remember(root: Path, turns: list[Turn], session: str, known: RecordedTurns | None = None) -> None:
+    """Add ``turns`` (recorded for ``session``) to the registry (and to ``known``)."""
+    text = "".join(_line(t.uuid, session, t.message_ids) for t in turns if t.uuid)
+    if not text:
+        return
+    registry_file(root).parent.mkdir(parents=True, exist_ok=True)
+    locked_append(registry_file(root), text, timeout=30)
+    if known is not None:
+        for line in text.splitlines():
+            known.add_line(line)
