@@ -4,57 +4,11 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 
-from .common import dir_option, json_option, load_settings, print_json, resolve_root, stderr_is_tty
-
-PLAIN_EVERY_SECONDS = 2.0  # plain progress lines (not a terminal): at most one per this many seconds
-
-
-class _ImportProgress:
-    """A rich bar on a terminal; otherwise a plain line now and then (never with --json on stdout's behalf)."""
-
-    def __init__(self) -> None:
-        self.bar: Any = None
-        self.task: Any = None
-        self.last_line = 0.0
-
-    def __call__(self, stage: str, done: int, total: int, what: str) -> None:
-        if stderr_is_tty():
-            self._bar(done, total, what)
-            return
-        now = time.monotonic()
-        if done == total or now - self.last_line >= PLAIN_EVERY_SECONDS:
-            self.last_line = now
-            click.echo(f"import: {done}/{total} session(s)" + (f" ({what})" if what else ""), err=True)
-
-    def _bar(self, done: int, total: int, what: str) -> None:
-        if self.bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self.bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                                TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("importing", total=total)
-        self.bar.update(self.task, completed=done, total=total, description=f"importing {what[:40]}")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
-
-def _index_progress() -> Any:
-    """The index stage's progress: the bar ``memdown index`` shows on a terminal, a line otherwise."""
-    if stderr_is_tty():
-        from .indexing import _Progress
-
-        return _Progress()
-    click.echo("import: updating the index", err=True)
-    return None
+from .common import dir_option, json_option, load_settings, print_json, resolve_root
+from .progress import Progress
 
 
 @click.command("import")
@@ -90,25 +44,20 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
         calls = pending_units(root, transcripts)
         click.echo(f"import: --summarize claude makes {calls} `claude -p` call(s) on your quota "
                    f"({len(transcripts)} session(s)).", err=True)
-    progress = _ImportProgress()
-    index_progress = None
     started = time.monotonic()
     try:
-        report = import_transcripts(root, transcripts, config=config, use_claude=use_claude, progress=progress,
-                                    index=False)
-        progress.close()
+        with Progress("importing sessions", plain=True) as progress:
+            report = import_transcripts(root, transcripts, config=config, use_claude=use_claude,
+                                        progress=lambda stage, done, total, _what: progress(stage, done, total),
+                                        index=False)
         if not no_index:
-            index_progress = _index_progress()
-            report.indexed_files = update_index(root, config, index_progress)
+            with Progress("updating the index", plain=True) as progress:
+                report.indexed_files = update_index(root, config, progress)
             report.seconds = round(time.monotonic() - started, 2)
     except KeyboardInterrupt:
-        progress.close()
         click.echo("import: interrupted; what was written is kept. Run `memdown import` again to continue.",
                    err=True)
         sys.exit(130)
-    finally:
-        if index_progress is not None:
-            index_progress.close()
     if as_json:
         print_json(report.to_dict())
         return

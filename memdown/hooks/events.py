@@ -39,7 +39,9 @@ def session_start(payload: dict[str, Any], root: Path | None, config: Config | N
         return None
     from ..services.session import session_brief
 
-    brief = session_brief(root, config, shown_as=shown_as(root))
+    brief = session_brief(root, config, shown_as=shown_as(root),
+                          transcript_path=str(payload.get("transcript_path") or ""),
+                          session_id=str(payload.get("session_id") or ""))
     return HookOutput("SessionStart", system_message=brief.status, context=brief.context)
 
 

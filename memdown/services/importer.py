@@ -171,7 +171,7 @@ def import_transcripts(root: Path, transcripts: Sequence[Path], *, config: Confi
     now = time.time()
     for n, path in enumerate(transcripts):
         if progress is not None:
-            progress("import", n, len(transcripts), path.name)
+            progress("importing sessions", n, len(transcripts), path.name)
         session = session_of(path)
         live = _may_be_live(path, now)
         try:
@@ -191,7 +191,7 @@ def import_transcripts(root: Path, transcripts: Sequence[Path], *, config: Confi
         report.model_calls += captured.methods.get("claude", 0)
         report.signals += len(mined)
     if progress is not None:
-        progress("import", len(transcripts), len(transcripts), "")
+        progress("importing sessions", len(transcripts), len(transcripts), "")
     if config["archive.enabled"] and report.sessions:
         report.archiving = archive_later(root, transcripts)
     if index:

@@ -57,14 +57,17 @@ class SessionBrief:
 
 # --- SessionStart -------------------------------------------------------------
 
-def session_brief(root: Path, config: Config, *, shown_as: str) -> SessionBrief:
+def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path: str = "",
+                  session_id: str = "") -> SessionBrief:
     """Digest, learnings and review counts; starts the live index and retries stale jobs.
 
-    ``shown_as`` is how the root is named to the user (relative to the session's folder).
+    ``shown_as`` is how the root is named to the user (relative to the session's folder);
+    ``transcript_path`` and ``session_id`` locate the project's earlier sessions (``import_notice``).
     """
     if not root.is_dir():
-        return SessionBrief(first_run_notice(root) or
-                            f"memdown: no memory yet here; entries start after the first turn ({root})")
+        status = first_run_notice(root) or f"memdown: no memory yet here; entries start after the first turn ({root})"
+        offer = import_notice(root, transcript_path, session_id)
+        return SessionBrief(f"{status} {offer}" if offer else status)
     from .digest import build_digest
 
     digest, _shown = build_digest(root, max_chars=config["hooks.digest_chars"],
@@ -79,6 +82,9 @@ def session_brief(root: Path, config: Config, *, shown_as: str) -> SessionBrief:
     days = len(paths.daily_files(root))
     index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
     status = f"memdown: {days} day(s) of memory in {shown_as}, {index_state}"
+    offer = "" if days else import_notice(root, transcript_path, session_id)
+    if offer:
+        status += f". {offer}"
     status += _live_index_clause(root, config)
     try:
         from .detached import retry_pending_jobs
@@ -151,6 +157,43 @@ def first_run_notice(root: Path) -> str:
     return (f"memdown: this project's memory will be kept in {root} (markdown daily logs, written after each "
             "turn; commit them or add the folder to .gitignore). To turn memdown off: set MEMDOWN_DISABLE=1, "
             "or disable the plugin with /plugin.")
+
+
+def import_notice(root: Path, transcript_path: str, session_id: str) -> str:
+    """Once per memory root with no memory yet: earlier sessions of this project can be imported.
+
+    A directory listing of the session's transcript folder, nothing parsed (SessionStart's fast path)."""
+    import os
+
+    if not transcript_path:
+        return ""
+    folder = os.path.dirname(transcript_path)
+    try:
+        with os.scandir(folder) as entries:
+            earlier = sum(1 for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")
+                          and e.name != f"{session_id}.jsonl")
+    except OSError:
+        return ""
+    if not earlier or not _say_once(root, "import-offer"):
+        return ""
+    return (f"memdown: {earlier} earlier Claude Code session(s) of this project are not in memory; "
+            "run `memdown import` to bring them in (extractive summaries, no model calls).")
+
+
+def _say_once(root: Path, notice: str) -> bool:
+    """True the first time ``notice`` is asked for this root (a marker under ``MEMDOWN_HOME``)."""
+    import hashlib
+
+    key = hashlib.sha256(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    marker = paths.memdown_home() / "notices" / f"{notice}-{key}"
+    if marker.exists():
+        return False
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        marker.write_text(f"{root}\n", encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return False  # cannot remember it: better quiet than the same notice every session
+    return True
 
 
 # --- UserPromptSubmit ---------------------------------------------------------
