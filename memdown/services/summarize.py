@@ -24,6 +24,7 @@ from ..redact import redact
 from ..transcript.content import one_line
 from ..transcript.model import ToolCall, Turn
 from ..transcript.segments import Unit, ended_badly
+from .outcome import MAX_ITEMS, inline, sentences, structured
 
 
 def _clip(text: str, limit: int) -> str:
@@ -47,20 +48,8 @@ No preamble, no headings, only the bullets.
 
 """
 
-# Sentences that announce work instead of reporting it.
-_PREAMBLE = re.compile(
-    r"^(?:(?:now|ok(?:ay)?|alright|first|next|then)[,:]?\s+)?(?:let me|let's|i'll|i will|i'm going to|"
-    r"i need to|now i'll|now let me)\b",
-    re.I,
-)
-_FILLER = re.compile(r"^(?:perfect|great|good|excellent|done|got it|ah|aha|yes|right|ok(?:ay)?|sure|"
-                     r"you're (?:absolutely )?right|good (?:point|question|catch)|great question)\b[^.!?:]{0,24}[.!:]+\s*", re.I)
 _FINDING = re.compile(r"\b(?:the (?:error|issue|problem|cause|bug) (?:is|was|shows|comes)|root cause|"
                       r"found the (?:issue|problem|bug|cause)|because|the fix (?:is|was))\b", re.I)
-# Emphasis, code ticks, heading marks, quotes, table bars, emoji; never "_" (identifiers keep theirs).
-_MARKUP = re.compile(r"\*+|`+|(?:^|(?<=\s))#{1,6}(?=\s)|(?:^|(?<=\s))>+|\|"
-                     r"|[\u2705\u2713\u2714\u274c\u2717\u2600-\u27bf\U0001f300-\U0001faff]")
-_CODE_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _TRIVIAL_COMMANDS = frozenset({
     "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "sleep", "which", "cd",
     "sed", "awk", "tree", "file", "stat", "true", "date",
@@ -70,51 +59,30 @@ _EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _CD_PREFIX = re.compile(r"^(?:cd\s+(?:\"[^\"]*\"|'[^']*'|\S+)\s*&&\s*)+")
 
 
-def _plain(text: str) -> str:
-    """Markdown emphasis, headings and emoji ticks removed; one line."""
-    return " ".join(_MARKUP.sub(" ", redact(text)).split())  # redact first: stripping "*" splits a secret
-
-
-def _sentences(text: str) -> list[str]:
-    """Sentences of prose: code blocks are left out (they are shown by the files and commands)."""
-    lines = [ln.strip(" -•\t") for ln in _CODE_FENCE.sub("\n", redact(text)).splitlines()]  # redact whole: <private> spans lines
-    parts: list[str] = []
-    for line in lines:
-        parts.extend(s for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(])", line) if s.strip())
-    return parts
-
-
-def _drop_preamble(text: str) -> str:
-    """The text from its first sentence that reports something (not "Let me …", "Perfect!")."""
-    parts = _sentences(text)
-    while parts:
-        head = _FILLER.sub("", _plain(parts[0])).strip()
-        if not head or _PREAMBLE.match(head) or (head.endswith(":") and len(head) < 90 and len(parts) > 1):
-            parts.pop(0)
-            continue
-        parts[0] = head
-        break
-    return " ".join(parts)
-
-
-def conclusion(turn: Turn, last_message: str | None = None) -> str:
-    """What the turn ended with: the last assistant message that reports something."""
+def outcome(turn: Turn, last_message: str | None = None) -> tuple[str, list[str]]:
+    """(lead, list items) of the last assistant message that reports something (services/outcome.py)."""
     texts = [t for t in turn.assistant_texts if t.strip()]
     if last_message and last_message.strip() and not last_message.lstrip().startswith("API Error"):
         texts.append(last_message)
     for text in reversed(texts):
-        body = _drop_preamble(text)
-        if body:
-            return _plain(body)
-    return ""
+        lead, items = structured(text)
+        if lead or items:
+            return lead, items
+    return "", []
 
 
-def _finding(turn: Turn, outcome: str) -> str:
+def conclusion(turn: Turn, last_message: str | None = None) -> str:
+    """What the turn ended with, as one line (its list items after the lead)."""
+    lead, items = outcome(turn, last_message)
+    return " ".join([lead, *items]).strip()
+
+
+def _finding(turn: Turn, said: str) -> str:
     """A cause or key fact stated on the way, when the conclusion does not already say it."""
     for text in turn.assistant_texts[:-1]:
-        for sentence in _sentences(text):
-            plain = _plain(sentence)
-            if len(plain) >= 40 and plain[:1].isupper() and _FINDING.search(plain) and plain[:60] not in outcome:
+        for sentence in sentences(text):
+            plain = inline(sentence)
+            if len(plain) >= 40 and plain[:1].isupper() and _FINDING.search(plain) and plain[:60] not in said:
                 return plain
     return ""
 
@@ -233,12 +201,12 @@ def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = Non
     """A deterministic entry: ask, outcome, finding, files, commands, errors."""
     turn = unit.turn
     bullets = [_ask(unit), *_earlier_asks(unit)]
-    outcome = conclusion(turn, last_message)
-    if outcome:
-        bullets.append(f"Outcome: {_clip(outcome, 360)}" + (" (interrupted)" if turn.interrupted else ""))
+    lead, items = outcome(turn, last_message)
+    if lead or items:
+        bullets.append(_outcome_bullet(lead, items) + (" (interrupted)" if turn.interrupted else ""))
     elif turn.api_errors:
         bullets.append(f"Outcome: stopped by {_clip(turn.api_errors[-1], 120)}")
-    finding = _finding(turn, outcome)
+    finding = _finding(turn, " ".join([lead, *items]))
     if finding:
         bullets.append(f"Found: {_clip(finding, 220)}")
     changed = _files(turn.tool_calls, _EDITS, cwd)
@@ -257,6 +225,14 @@ def extractive_bullets(unit: Unit, cwd: str = "", last_message: str | None = Non
     if unit.recall and unit.recall.cited:
         bullets.append("Recalled: " + ", ".join(f"`{c}`" for c in unit.recall.cited[:6]))
     return [redact(b) for b in bullets[:MAX_BULLETS]]
+
+
+def _outcome_bullet(lead: str, items: list[str]) -> str:
+    """``Outcome: lead``, with the message's list items as sub-bullets (one per line after the first)."""
+    shown = [_clip(item, 200) for item in items[:MAX_ITEMS]]
+    if len(items) > MAX_ITEMS:
+        shown.append(f"(+{len(items) - MAX_ITEMS} more)")
+    return "\n".join([f"Outcome: {_clip(lead, 360)}".rstrip(), *shown])
 
 
 def recall_bullets(unit: Unit) -> list[str]:

@@ -63,12 +63,21 @@ def clean_bullet(text: str) -> str:
     flat = flat.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
     if flat.startswith(("- ", "* ")):
         flat = flat[2:]
+    if flat.startswith("#"):
+        flat = "\\" + flat  # "- ### 11:00" would be a heading inside the list item
     return flat
+
+
+def render_bullet(text: str) -> str:
+    """A bullet; its further lines become sub-bullets (a list the assistant wrote stays a list).
+    Every line is cleaned on its own, so none can start a heading or fake an anchor."""
+    first, *rest = text.split("\n")
+    return "\n".join([f"- {clean_bullet(first)}".rstrip(), *(f"  - {clean_bullet(r)}" for r in rest if r.strip())])
 
 
 def render_entry(entry: Entry) -> str:
     anchor = Anchor(entry.session, entry.turn, anchor_escape(entry.transcript)).render()
-    bullets = "\n".join(f"- {clean_bullet(b)}" for b in entry.bullets if b.strip())
+    bullets = "\n".join(render_bullet(b) for b in entry.bullets if b.strip())
     return f"### {entry.when:%H:%M}\n{anchor}\n{bullets}\n"
 
 
