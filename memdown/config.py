@@ -243,22 +243,7 @@ def env_var_name(dotted: str) -> str:
 
 # The words that turn a switch on. hooks/memdown-hook matches MEMDOWN_DISABLE
 # against the same words (any letter case) before Python starts.
-ON_WORDS = ("1", "true", "yes")
-
-
-def env_flag(name: str) -> bool:
-    """True when environment variable ``name`` is 1, true or yes (any case)."""
-    return os.environ.get(name, "").lower() in ON_WORDS
-
-
-def memdown_disabled() -> bool:
-    """``MEMDOWN_DISABLE``: every hook is a no-op and nothing is captured or mined."""
-    return env_flag("MEMDOWN_DISABLE")
-
-
-def hook_sync() -> bool:
-    """``MEMDOWN_HOOK_SYNC``: hooks run their job in-process, without time budget or settle sleep (tests)."""
-    return env_flag("MEMDOWN_HOOK_SYNC")
+from .envflags import ON_WORDS, env_flag, hook_sync, memdown_disabled  # noqa: E402,F401  (one definition each)
 
 
 # Set by coding agents in the shell their Bash tool runs: Claude Code 2.1.328 sets CLAUDECODE=1 and
@@ -281,12 +266,7 @@ def recall_fence() -> bool:
     return any(os.environ.get(name, "").strip() not in ("", "0") for name in AGENT_ENV)
 
 
-SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summarizer child
-
-
-def in_summarizer() -> bool:
-    """True inside memdown's own summarizer session, whose hooks must stay silent."""
-    return bool(os.environ.get(SUMMARIZER_ENV))
+from .envflags import SUMMARIZER_ENV, in_summarizer  # noqa: E402,F401
 
 
 def load_config(root: Path | None = None) -> Config:

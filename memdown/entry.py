@@ -11,6 +11,11 @@ import sys
 
 
 def main() -> None:
+    argv = sys.argv[1:]
+    if len(argv) == 2 and argv[0] == "hook" and argv[1].replace("-", "").replace("_", "").lower() == "pretooluse":
+        from .hooks.pretool import main as pretool_main  # before every tool call: nothing else imported
+
+        sys.exit(pretool_main())
     from .paths import private_umask
 
     private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them

@@ -106,11 +106,9 @@ def require_root(root: Path) -> None:
 
 
 def memdown_home() -> Path:
-    env = _env_path("MEMDOWN_HOME")
-    if env is not None:
-        return env
-    xdg = _env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return xdg / "memdown"
+    from .envflags import memdown_home_dir
+
+    return Path(memdown_home_dir())
 
 
 def global_config_file() -> Path:

@@ -17,13 +17,11 @@ before every command the agent executes. Any error means "no guard applies".
 """
 from __future__ import annotations
 
-import json
 import os
-import shlex
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
-    from typing import Any, Iterator
+    from typing import Any, Callable, Iterator
 
 GUARD_FILE = "guards.json"
 FORMAT = 1
@@ -50,6 +48,8 @@ def guard_path(home: str) -> str:
 
 def load(home: str) -> list[dict[str, Any]]:
     """The compiled guards ([] when there are none or the file is unreadable)."""
+    import json  # here, not at the top: a session without guards never pays for json, re and shlex
+
     try:
         with open(guard_path(home), "rb") as handle:
             data = json.loads(handle.read(1 << 20))
@@ -87,6 +87,8 @@ def _without_heredocs(command: str) -> str:
 
 def simple_commands(command: str, depth: int = 0) -> list[list[str]]:
     """The simple commands in a shell line, each as its words (``bash -c '…'`` looked into)."""
+    import shlex
+
     lexer = shlex.shlex(_without_heredocs(command.replace("\\\n", " ")), posix=True,
                         punctuation_chars="();<>|&\n")
     lexer.whitespace = " \t\r"
@@ -214,6 +216,7 @@ def command_views(command: str) -> list[tuple[tuple[str, ...], list[str]]]:
 
 def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], list[str]]]) -> str | None:
     """The suggested command when the line does what the guard forbids, '' without one; None: no hit."""
+    from shlex import join
     for chain, seen in seen_views:
         for rule in guard.get("forbid") or ():
             pattern = rule.get("argv") or []
@@ -221,11 +224,11 @@ def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], lis
             if pattern and _argv_matches(pattern, seen) and (not within or any(within in w for w in seen[1:])):
                 instead = rule.get("instead") or []
                 prefix = len(pattern) if seen[1:len(pattern)] == pattern[1:] else 0
-                return shlex.join(instead + seen[prefix:]) if instead and prefix else ""
+                return join(instead + seen[prefix:]) if instead and prefix else ""
         for rule in guard.get("require") or ():
             via = rule.get("via") or ""
             if seen and os.path.basename(seen[0]) == rule.get("program") and via not in chain:
-                return shlex.join([*via.split(), *seen])
+                return join([*via.split(), *seen])
     return None
 
 
@@ -252,14 +255,19 @@ def applies(guard: dict[str, Any], root: str) -> bool:
     return not where or where == root
 
 
-def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any], root: str) -> tuple[str, str] | None:
-    """(decision, reason) for the first guard this call breaks (a deny before an ask), or None."""
-    project = os.path.dirname(root)
+def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],
+          root: str | Callable[[], str]) -> tuple[str, str] | None:
+    """(decision, reason) for the first guard this call breaks (a deny before an ask), or None.
+
+    ``root`` (the session's memory root, real path) may be a function: it is then called only when a
+    project's guard matches, so the usual call (nothing matches) never looks for the project.
+    """
     found: list[tuple[str, str]] = []
     seen_views = None
     for guard in guards:
-        if not applies(guard, root):
-            continue
+        scoped = bool(guard.get("root"))
+        if scoped and callable(root) and tool in EDIT_TOOLS:
+            root = root()  # an edit is matched against the project's own paths
         if tool in BASH_TOOLS and isinstance(tool_input.get("command"), str):
             if seen_views is None:
                 seen_views = command_views(tool_input["command"])
@@ -267,11 +275,16 @@ def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any], r
             if suggestion is None:
                 continue
         elif tool in EDIT_TOOLS and isinstance(tool_input.get("file_path"), str):
+            project = os.path.dirname(root) if scoped and isinstance(root, str) else ""
             if not _path_hit(guard, tool_input["file_path"], project):
                 continue
             suggestion = ""
         else:
             continue
+        if scoped:
+            root = root() if callable(root) else root
+            if not applies(guard, root):
+                continue
         found.append((guard.get("decision") == "ask" and "ask" or "deny", reason(guard, suggestion)))
     found.sort(key=lambda hit: hit[0] != "deny")
     return found[0] if found else None

@@ -35,7 +35,7 @@ LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or th
 
 EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "fsutil", "errors", "redact", "fence", "dates", "optout", "logfiles",
-               "shellguard"}
+               "shellguard", "envflags"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 
 # package part -> memdown parts it must never import (every upward edge, and sideways between stores)

@@ -230,3 +230,31 @@ def test_every_scenario_repeat_is_stopped():
         known = {"terraform apply plan.tfplan"}  # "without a plan": a condition the compiler does not read
         for action in near:
             assert action in known or not shellguard.check([guard], *call_of(action), "/project/.memdown"), (rule, action)
+
+
+# --- the hook's path stays small (it runs before every tool call) ------------------------------------
+
+PROBE = ("import sys\nsys.argv = ['memdown', 'hook', 'PreToolUse']\nfrom memdown.entry import main\n"
+         "try:\n    main()\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n")
+ALLOWED_MEMDOWN = {"memdown", "memdown.entry", "memdown.hooks", "memdown.hooks.pretool", "memdown.hooks.output",
+                   "memdown.envflags", "memdown.shellguard"}
+
+
+def modules_loaded(payload: dict) -> set[str]:
+    proc = subprocess.run([sys.executable, "-S", "-c", PROBE], input=json.dumps(payload), capture_output=True,
+                          text=True, timeout=60, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0 and proc.stdout.strip() == "{}", proc.stderr
+    return set(proc.stderr.split())
+
+
+def test_without_guards_the_hook_imports_neither_json_nor_pathlib(isolate_paths: Path):
+    loaded = modules_loaded(bash(isolate_paths, "npm install"))
+    assert not {"json", "pathlib", "re", "shlex"} & loaded
+    assert {m for m in loaded if m.startswith("memdown")} <= ALLOWED_MEMDOWN
+
+
+def test_with_guards_a_passing_command_stays_on_the_short_path(memory_root: Path, isolate_paths: Path):
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    loaded = modules_loaded(bash(isolate_paths, "git status && ls -la"))
+    assert "pathlib" not in loaded  # the project is looked up only when one of its guards matched
+    assert {m for m in loaded if m.startswith("memdown")} <= ALLOWED_MEMDOWN

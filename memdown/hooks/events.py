@@ -21,9 +21,6 @@ if TYPE_CHECKING:
 
     Handler = Callable[[dict[str, Any], Path | None, Config | None], HookOutput | None]
 
-# memdown's own read-only recall skill may run without a permission rule; any
-# other skill (and any other tool) is left to the user's settings.
-RECALL_SKILL = "memdown:memory-recall"
 
 
 def shown_as(root: Path) -> str:
@@ -65,27 +62,10 @@ def tool_failure(payload: dict[str, Any], root: Path | None, config: Config | No
 
 
 def pre_tool_use(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return None
-    if payload.get("tool_name") == "Skill":
-        if tool_input.get("skill") != RECALL_SKILL:
-            return None
-        return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
-    return guard_answer(str(payload.get("tool_name") or ""), tool_input, root)
+    """The recall skill's allow and the guards (``hooks.pretool``, which ``entry`` also calls directly)."""
+    from .pretool import answer
 
-
-def guard_answer(tool: str, tool_input: dict[str, Any], root: Path | None) -> HookOutput | None:
-    """Deny (or ask about) a tool call that repeats a mistake the user corrected and approved as a rule."""
-    from .. import shellguard
-
-    guards = shellguard.load(str(paths.memdown_home()))
-    if not guards:
-        return None
-    hit = shellguard.check(guards, tool, tool_input, os.path.realpath(root) if root is not None else "")
-    if hit is None:
-        return None
-    return HookOutput("PreToolUse", permission=hit[0], permission_reason=hit[1])
+    return answer(payload, os.path.realpath(root) if root is not None else "")
 
 
 HANDLERS: dict[str, Handler] = {

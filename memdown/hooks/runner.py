@@ -47,6 +47,9 @@ CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 QUIET_WHEN_EMPTY = ("PreToolUse",)
 
 
+from .where import log_line, root_for  # noqa: E402
+
+
 class _Budget(Exception):
     pass
 
@@ -57,24 +60,6 @@ def normalize_event(name: str) -> str | None:
 
 def _on_alarm(_signum: int, _frame: Any) -> None:
     raise _Budget()
-
-
-def log_line(root: Path | None, event: str, message: str) -> None:
-    """One line in the hook log (rotated at 1 MB); never raises."""
-    from ..services.jobs import hook_log
-
-    hook_log(root, event, message)
-
-
-def _root_for(payload: dict[str, Any]) -> Path | None:
-    try:
-        from .. import paths
-
-        cwd = payload.get("cwd")
-        start = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
-        return paths.memory_root(start=start)
-    except Exception:
-        return None
 
 
 def _read_payload() -> dict[str, Any]:
@@ -129,7 +114,7 @@ def main(argv: list[str]) -> int:
         if event is None or memdown_disabled() or in_summarizer():
             return 0
         payload = _read_payload()
-        root = _root_for(payload)
+        root = root_for(payload)
         budget = BUDGETS[event]
 
         def arm() -> None:

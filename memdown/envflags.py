@@ -1,0 +1,44 @@
+"""What the environment says, read without importing anything heavier than ``os``.
+
+The PreToolUse hook runs before every tool call: it reads these before deciding whether to import
+anything else (``pathlib`` alone costs milliseconds). ``config`` and ``paths`` use the same
+functions, so each switch has one definition.
+"""
+from __future__ import annotations
+
+import os
+
+ON_WORDS = ("1", "true", "yes")
+SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summarizer child
+
+
+def env_flag(name: str) -> bool:
+    """True when environment variable ``name`` is 1, true or yes (any case)."""
+    return os.environ.get(name, "").lower() in ON_WORDS
+
+
+def memdown_disabled() -> bool:
+    """``MEMDOWN_DISABLE``: every hook is a no-op and nothing is captured or mined."""
+    return env_flag("MEMDOWN_DISABLE")
+
+
+def hook_sync() -> bool:
+    """``MEMDOWN_HOOK_SYNC``: hooks run their job in-process, without time budget or settle sleep (tests)."""
+    return env_flag("MEMDOWN_HOOK_SYNC")
+
+
+def in_summarizer() -> bool:
+    """True inside memdown's own summarizer session, whose hooks must stay silent."""
+    return bool(os.environ.get(SUMMARIZER_ENV))
+
+
+def env_dir(name: str) -> str:
+    """The folder an environment variable names (``~`` expanded), '' when unset or blank."""
+    value = os.environ.get(name, "").strip()
+    return os.path.expanduser(value) if value else ""
+
+
+def memdown_home_dir() -> str:
+    """memdown's per-user folder: ``$MEMDOWN_HOME``, else ``$XDG_DATA_HOME/memdown``, else ``~/.local/share/memdown``."""
+    return env_dir("MEMDOWN_HOME") or os.path.join(
+        env_dir("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share"), "memdown")

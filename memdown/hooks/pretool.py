@@ -1,0 +1,111 @@
+"""``memdown hook PreToolUse``: before every tool call, so it has its own short path.
+
+``entry`` sends this event here before importing anything else: no ``pathlib``, no config, no
+time-budget timer. What it does: allow memdown's read-only recall skill, and stop a Bash command or
+an edit that breaks a guard (``shellguard``: rules approved on this machine). With no guard file
+the answer is ``{}`` after one failed ``open``. The memory root is looked up only when a project's
+guard matched. Any error answers ``{}`` (fail open); a stop is logged to ``logs/hooks.log``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from .output import HookOutput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# memdown's own read-only recall skill may run without a permission rule; any
+# other skill (and any other tool) is left to the user's settings.
+RECALL_SKILL = "memdown:memory-recall"
+MAX_STDIN = 8 << 20
+MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed: fail open
+
+
+def answer(payload: dict[str, Any], root: Any = None) -> HookOutput | None:
+    """The decision for one tool call; ``root`` is the memory root, or a function finding it."""
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return None
+    tool = str(payload.get("tool_name") or "")
+    if tool == "Skill":
+        if tool_input.get("skill") != RECALL_SKILL:
+            return None
+        return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
+    command = tool_input.get("command")
+    if isinstance(command, str) and len(command) > MAX_COMMAND:
+        return None
+    from .. import shellguard
+    from ..envflags import memdown_home_dir
+
+    guards = shellguard.load(memdown_home_dir())
+    if not guards:
+        return None
+    hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload))
+    if hit is None:
+        return None
+    return HookOutput("PreToolUse", permission=hit[0], permission_reason=hit[1])
+
+
+def _root_finder(payload: dict[str, Any]):
+    def find() -> str:
+        from .where import root_for
+
+        found = root_for(payload)
+        return os.path.realpath(found) if found is not None else ""
+
+    return find
+
+
+def main() -> int:
+    started = time.perf_counter()
+    out: dict[str, Any] = {}
+    try:
+        from ..envflags import in_summarizer, memdown_disabled
+
+        stdin = sys.stdin
+        raw = b"" if memdown_disabled() or in_summarizer() or stdin is None or stdin.isatty() \
+            else stdin.buffer.read(MAX_STDIN)
+        if raw and (b'"Skill"' in raw or _guards_exist()):  # else nothing to decide: not even json is imported
+            import json
+
+            payload = json.loads(raw.decode("utf-8", "replace") or "{}")
+            decided = answer(payload) if isinstance(payload, dict) else None
+            out = decided.to_json() if decided is not None else {}
+            if out and decided is not None and decided.permission != "allow":
+                _log(payload, f"{decided.permission} {1000 * (time.perf_counter() - started):.0f}ms: "
+                              f"{decided.permission_reason[:200]}")
+    except BaseException:  # fail open, whatever happened
+        out = {}
+    try:
+        if out:
+            import json
+
+            sys.stdout.write(json.dumps(out) + "\n")
+        else:
+            sys.stdout.write("{}\n")
+        sys.stdout.flush()
+    except Exception:
+        pass
+    return 0
+
+
+def _guards_exist() -> bool:
+    from .. import shellguard
+    from ..envflags import memdown_home_dir
+
+    return os.path.exists(shellguard.guard_path(memdown_home_dir()))
+
+
+def _log(payload: dict[str, Any], message: str) -> None:
+    try:
+        from ..paths import private_umask
+        from .where import log_line, root_for
+
+        private_umask()
+        log_line(root_for(payload), "PreToolUse", message)
+    except Exception:
+        pass
