@@ -44,3 +44,25 @@ def test_a_search_that_builds_the_index_reports_progress(memory_root: Path):
     mem.progress = lambda stage, done, total: seen.append((stage, done, total))
     assert mem.search("redis ttl")
     assert seen and seen[-1][1] == seen[-1][2]
+
+
+def test_stats_says_when_the_index_is_behind_the_markdown_and_the_capture_queue(memory_root: Path):
+    """Observation 5 of #19: right after a bulk capture, `stats` said `index: ok` while files were still arriving."""
+    from memdown.config import load_config
+    from memdown.services.jobs import enqueue
+    from memdown.services.memory import Memory
+
+    day = "# 2026-01-0{n}\n\n## Session 09:00\n\n### 09:05\n- redis ttl {n}\n"
+    (memory_root / "memory").mkdir(parents=True)
+    (memory_root / "memory" / "2026-01-01.md").write_text(day.format(n=1))
+    mem = Memory(memory_root, config=load_config(memory_root), embedder=FakeEmbedder())
+    mem.index()
+    assert mem.stats()["index_state"] == "ok" and mem.stats()["behind"] is None
+    (memory_root / "memory" / "2026-01-02.md").write_text(day.format(n=2))
+    enqueue(memory_root, "stop", {"session_id": "s", "transcript_path": "/nowhere.jsonl"})
+    stats = mem.stats()
+    assert stats["index_state"].startswith("behind: 1 file(s) changed"), stats["index_state"]
+    assert "1 turn(s) still being captured" in stats["index_state"]
+    assert stats["behind"] == {"files": 1, "capture_jobs": 1}
+    mem.index()
+    assert mem.stats()["behind"] == {"files": 0, "capture_jobs": 1}

@@ -96,3 +96,15 @@ def test_a_daemon_started_by_a_query_says_so_once(filled: Path):
         assert second.returncode == 0 and second.stderr == "", second.stderr
     finally:
         memdown("watch", "stop", env=env)
+
+
+@pytest.mark.parametrize("endpoint", ["http://127.0.0.1:9", "http://10.255.255.1"])
+def test_model_pull_without_network_fails_in_one_line(memory_root: Path, endpoint: str):
+    """Refused (nothing listens) and unroutable (a connect that never answers): one line, exit code 4,
+    no retry log lines. (Measured: under 4 s; the subprocess timeout only guards against a hang.)"""
+    result = subprocess.run([sys.executable, "-m", "memdown", "model", "pull", "BAAI/bge-small-en-v1.5"],
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                            env=plain_env(HF_ENDPOINT=endpoint, HF_HUB_OFFLINE="0"))
+    assert result.returncode == 4, (result.returncode, result.stderr)
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("Error: "), result.stderr
+    assert "cannot be reached" in result.stderr and "memdown model pull" in result.stderr

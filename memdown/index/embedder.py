@@ -242,17 +242,42 @@ def embed_array(embedder: Embedder, texts: Sequence[str]) -> "np.ndarray":
 
 
 def pull_model(model_name: str) -> Path:
-    """Download a hub model into memdown's model cache (needs network)."""
+    """Download a hub model into memdown's model cache (needs network).
+
+    Without network it fails at once, in one line: the hub is probed first (3 s), because fastembed
+    retries a failed download with pauses and logs each attempt (40 s of lines, offline)."""
     if model_name == PACKAGED_MODEL:
         return packaged_model_dir()
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    from huggingface_hub import constants
+
+    unreachable = _unreachable(constants.ENDPOINT)
+    if unreachable:
+        raise ModelUnavailableError(f"could not download {model_name!r}: {constants.ENDPOINT} cannot be reached "
+                                    f"({unreachable}); run `memdown model pull` again with network")
     from fastembed import TextEmbedding
 
     cache = paths.models_dir() / "hub"
+    unmute = _quiet_fastembed()
     try:
         TextEmbedding(model_name, cache_dir=str(cache))
     except Exception as exc:
         raise ModelUnavailableError(f"could not download {model_name!r}: {str(exc).splitlines()[0][:200]}") from None
+    finally:
+        unmute()
     return cache
+
+
+def _unreachable(endpoint: str, timeout: float = 3.0) -> str:
+    """Why the hub at ``endpoint`` cannot be used ("" when its API answers; proxies from the environment
+    apply). A captive portal or filtering proxy answers too, but not with the hub's model list."""
+    import httpx
+
+    try:
+        reply = httpx.get(f"{endpoint.rstrip('/')}/api/models", params={"limit": 1}, timeout=timeout)
+    except httpx.HTTPError as exc:
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}" if str(exc) else type(exc).__name__
+    return "" if reply.status_code == 200 else f"HTTP {reply.status_code} instead of the hub's answer"
 
 
 def embedder_from_config(config: "Config") -> FastEmbedder:

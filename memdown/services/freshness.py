@@ -57,3 +57,13 @@ def changed_sources(root: Path, *, trust_watcher: bool = True) -> bool:
     if records is None:
         return True  # no index, or damaged: opening it finds out and rebuilds
     return stale(Path(root), records, trust_watcher=trust_watcher)
+
+
+def files_behind(root: Path) -> int:
+    """How many files the index does not yet hold as written (changed, added or removed), by stat;
+    the daemon's word is not taken: this is what `stats` reports."""
+    records = read_records(paths.index_dir(root))
+    if records is None:
+        return len(memory_files(root))
+    diff = stat_diff(records, memory_files(root))
+    return len(diff.changed) + len(diff.deleted)

@@ -262,12 +262,27 @@ class Memory:
                 index_model=meta.model_id if meta else None,
                 last_indexed=time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(meta.last_indexed)) if meta and meta.last_indexed else None,
                 vectors=self._vector_progress(),
-                index_state="ok",
+                **_lag(self.root),
             )
         except IndexUnavailableError as exc:
             out.update(files=0, chunks=0, chunks_by_kind={}, index_bytes=0, index_model=None,
-                       last_indexed=None, index_state=f"unavailable: {exc}", vectors=None)
+                       last_indexed=None, index_state=f"unavailable: {exc}", vectors=None, behind=None)
         return out
+
+
+def _lag(root: Path) -> dict[str, Any]:
+    """``index_state`` ("ok", or "behind: …" while files or captured turns have not reached the index yet)
+    and ``behind`` ({"files", "capture_jobs"}, or None when in step)."""
+    from .freshness import files_behind
+    from .job_status import queue_status
+
+    files, jobs = files_behind(root), queue_status(root).pending
+    if not files and not jobs:
+        return {"index_state": "ok", "behind": None}
+    parts = [f"{files} file(s) changed since the last indexing"] if files else []
+    parts += [f"{jobs} turn(s) still being captured"] if jobs else []
+    return {"index_state": "behind: " + ", ".join(parts) + " (the next search catches up; `memdown index` now)",
+            "behind": {"files": files, "capture_jobs": jobs}}
 
 
 def _import_lancedb_meanwhile() -> None:
