@@ -2,9 +2,11 @@
 
 Layers, later wins: built-in defaults < global ``config.toml`` < project
 ``.memdown/config.toml`` < ``MEMDOWN_<SECTION>_<KEY>`` environment variables.
-Only known keys are accepted, and values are coerced to the default's type,
-so a typo fails loudly instead of being ignored. Renamed keys (``RENAMED``)
-keep working under their old name, with a one-line notice on stderr.
+Only known keys are accepted, coerced to the default's type: a typo in the
+person's own global file, CLI or env fails loudly. The committed project file
+is data, not control: a bad key there is ignored with one notice line, and a
+``CONTROLLED`` key counts only once approved on this machine (``committed_config``).
+Renamed keys (``RENAMED``) keep working under their old name, with a notice.
 
 Loaded once at each edge (the CLI command, the hook runner, the worker, the
 daemon) and passed down: library modules take a ``Config``, never load one.
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from . import paths
+from .committed_config import ARGV_KEYS, CONTROLLED, approved, claude_argv, is_argument  # noqa: F401 (claude_argv)
 from .errors import ConfigError
 
 PACKAGED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -117,9 +120,8 @@ RENAMED: dict[str, str] = {
 _noticed: set[str] = set()
 
 
-def _notice_renamed(old: str, where: str) -> None:
-    """One line on stderr per old name and place, per process (stdout may be a hook's JSON)."""
-    line = f"memdown: config key {old} is now {RENAMED[old]} ({where}); the old name still works"
+def _say_once(line: str) -> None:
+    """One line on stderr per process (stdout may be a hook's JSON)."""
     if line not in _noticed:
         _noticed.add(line)
         import sys
@@ -130,25 +132,25 @@ def _notice_renamed(old: str, where: str) -> None:
 def canonical_key(dotted: str, where: str = "") -> str:
     """The current name of ``dotted``; an old name gets a notice when ``where`` says where it was used."""
     new = RENAMED.get(dotted)
-    if new is None:
-        return dotted
-    if where:
-        _notice_renamed(dotted, where)
-    return new
+    if new is not None and where:
+        _say_once(f"memdown: config key {dotted} is now {new} ({where}); the old name still works")
+    return dotted if new is None else new
 
 
 class Config:
-    """Resolved settings: ``values[section][key]`` and where each non-default came from.
+    """Resolved settings: ``values[section][key]``, where each non-default came from, ``notices`` (one line
+    per committed file with something ignored or waiting for approval).
 
     A plain class, not a dataclass: importing dataclasses costs every hook several ms.
     """
 
-    __slots__ = ("values", "sources")
+    __slots__ = ("values", "sources", "notices")
 
     def __init__(self, values: dict[str, dict[str, Any]] | None = None, sources: dict[str, str] | None = None) -> None:
         # DEFAULTS holds only scalars: a copy per section is a deep copy.
         self.values = values if values is not None else {s: dict(keys) for s, keys in DEFAULTS.items()}
         self.sources = sources if sources is not None else {}
+        self.notices: list[str] = []
 
     def __repr__(self) -> str:
         return f"Config(values={self.values!r}, sources={self.sources!r})"
@@ -197,11 +199,14 @@ def coerce(dotted: str, raw: Any) -> Any:
             return float(raw)
         if not isinstance(raw, str):
             raise ValueError(raw)
-        return raw
     except (TypeError, ValueError):
         raise ConfigError(
             f"invalid value {raw!r} for {dotted} (expected {type(default).__name__})"
         ) from None
+    if f"{section}.{key}" in ARGV_KEYS and not is_argument(raw):
+        raise ConfigError(f"invalid value {raw[:80]!r} for {dotted} (a model name: letters, digits and ._:/@+-, "
+                          "not starting with -)")
+    return raw
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -218,20 +223,66 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot parse {path}: {exc}") from None
 
 
-def _apply(config: Config, data: dict[str, Any], origin: str) -> None:
+def _entries(data: dict[str, Any], origin: str, bad: list[str] | None) -> dict[str, Any]:
+    """``section.key -> raw value``; a non-table section raises, or is listed in ``bad`` when given."""
     found: dict[str, Any] = {}
     for section, keys in data.items():
-        if not isinstance(keys, dict):
+        if not isinstance(keys, dict) and bad is None:
             raise ConfigError(f"{origin}: [{section}] must be a table")
-        for key, raw in keys.items():
-            found[f"{section}.{key}"] = raw
+        if not isinstance(keys, dict):
+            bad.append(f"[{section}] is not a table")  # type: ignore[union-attr]
+        found.update({f"{section}.{key}": raw for key, raw in (keys.items() if isinstance(keys, dict) else ())})
+    return found
+
+
+def _apply(config: Config, data: dict[str, Any], origin: str, *, committed: Path | None = None) -> None:
+    """Apply one file's values. ``committed``: the memory root whose project file this is (see module doc)."""
+    bad: list[str] = []
+    pending: list[str] = []
+    found = _entries(data, origin, bad if committed else None)
     for dotted, raw in found.items():
         new = canonical_key(dotted, origin)
         if new != dotted and new in found:
             continue  # both names in one file: the new one wins
-        section, key = _split_key(new)
-        config.values[section][key] = coerce(new, raw)
+        try:
+            section, key = _split_key(new)
+            value = coerce(new, raw)
+        except ConfigError as exc:
+            if committed is None:
+                raise
+            bad.append(str(exc))  # without the hint: the list of known keys is long
+            continue
+        if committed is not None and new in CONTROLLED and value is not False \
+                and value != config.values[section][key] and not approved(committed, new, value):
+            pending.append(new)
+            continue
+        config.values[section][key] = value
         config.sources[new] = origin
+    if bad:
+        _notice(config, f"memdown: {origin}: ignored {'; '.join(bad)}")
+    if pending:
+        _notice(config, f"memdown: {origin} sets {', '.join(pending)}, which choose(s) what runs or costs; not used "
+                        f"until approved on this machine: memdown config approve {' '.join(pending)}")
+
+
+def _notice(config: Config, line: str) -> None:
+    from .fence import clean
+
+    config.notices.append(" ".join(clean(line).split())[:600])  # key names come from the repository
+    _say_once(config.notices[-1])
+
+
+def project_value(root: Path, dotted: str) -> tuple[str, Any]:
+    """(current key name, the value ``root``'s project config gives it, validated): for ``config approve``."""
+    dotted = canonical_key(dotted, "config approve")
+    _split_key(dotted)
+    if dotted not in CONTROLLED:
+        raise ConfigError(f"{dotted} needs no approval: a project's config sets it directly")
+    found = _entries(_read_toml(paths.project_config_file(root)), "project config", [])
+    raws = [raw for name, raw in found.items() if canonical_key(name) == dotted]
+    if not raws:
+        raise ConfigError(f"{paths.project_config_file(root)} does not set {dotted}")
+    return dotted, coerce(dotted, raws[-1])
 
 
 def env_var_name(dotted: str) -> str:
@@ -275,7 +326,12 @@ def load_config(root: Path | None = None) -> Config:
     _apply(config, _read_toml(global_file), str(global_file))
     if root is not None:
         project_file = paths.project_config_file(root)
-        _apply(config, _read_toml(project_file), str(project_file))
+        try:
+            project = _read_toml(project_file)
+        except ConfigError as exc:  # committed: a broken file is ignored, not fatal
+            project = {}
+            _notice(config, f"memdown: {exc.one_line()}; ignored")
+        _apply(config, project, str(project_file), committed=root)
     for old, new in RENAMED.items():
         name = "MEMDOWN_" + old.replace(".", "_").upper()
         if name in os.environ and env_var_name(new) not in os.environ:

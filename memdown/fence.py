@@ -10,14 +10,26 @@ PostToolUseFailure's known fix) wraps it with :func:`fence`:
 - the data cannot close it: the nonce is random per injection, and any
   ``memdown-recorded-notes`` or chat/system-looking tag inside the data is
   defanged (its angle brackets become ‹ ›);
-- control characters, ANSI/OSC escapes and bidi/zero-width characters are
-  removed, so the text shown is the text the model reads;
+- control characters, ANSI/OSC escapes and every invisible or format
+  character (Unicode category Cf: tag characters, soft hyphens, zero-width
+  and bidi controls; variation selectors, line/paragraph separators,
+  private-use and lone surrogates) are removed, so the text shown is the
+  text the model reads;
 - items that look like instructions or tool commands ("ignore previous
   instructions", ``curl … | sh``, "you must", fake system tags, reading
-  ``~/.ssh``…) are prefixed with ``[flagged: …]``;
+  ``~/.ssh``…) are prefixed with ``[flagged: …]``; the flags judge a
+  normalized form (invisibles removed, NFKC, look-alike letters folded to
+  Latin with the Unicode TR39 confusables table), so a Cyrillic "о" or a
+  soft hyphen cannot hide "ignore previous instructions";
 - every item and the whole block have a bounded size.
 
-Standard library only: hooks import this on their fast path.
+This is the one gate into the model's context: what it returns is a
+:class:`Gated` string, and ``hooks.output.HookOutput`` accepts nothing else
+as ``additionalContext``; the agent-facing CLI (``cli.recorded``) sends every
+command's output through it too.
+
+Standard library only on the fast path: the confusables fold (``disarm``)
+is imported only for text with letters outside Latin.
 """
 from __future__ import annotations
 
@@ -36,10 +48,25 @@ BLOCK_CHARS = 28_000
 LINE_CHARS = 4_000
 ELLIPSIS = "…"
 
-# ESC sequences (CSI, OSC ending in BEL or ST, two-byte escapes), then the other C0/C1 controls
-# (tab and newline survive), bidi overrides/isolates, zero-width characters and BOMs.
+# ESC sequences (CSI, OSC ending in BEL or ST, two-byte escapes).
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Line and paragraph separators (and NEL) end a line for some readers: a space, so words stay apart.
+_SEPARATORS = re.compile("[\x85\u2028\u2029]")
+# Everything invisible, by class: the C0/C1 controls but tab and newline (Cc); every format character
+# of Unicode 15 (Cf: soft hyphen, Arabic/Syriac marks, Mongolian vowel separator, zero-width and bidi
+# controls, word joiners, BOM, interlinear annotations, Egyptian/shorthand/musical format controls, the
+# whole tag block U+E0000-E0FFF); the other default-ignorable code points (combining grapheme joiner,
+# Hangul fillers, Khmer inherent vowels, variation selectors and their supplement); private use (Co) and
+# lone surrogates (Cs). tests/attack/test_context_gate.py checks every Cf/Cc/Zl/Zp code point of the
+# running Python is covered.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
+    "\ufeff\uffa0\ufff0-\ufffb\ue000-\uf8ff\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
+)
+# Letters a look-alike could come from (outside ASCII): only text with these is folded.
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Tags that could close our fence or pose as chat/system structure.
 _TAGS = re.compile(
     r"<\s*/?\s*(?:memdown[\w:.-]*|system[\w:.-]*|user[\w:.-]*|assistant|human|instructions?|important|"
@@ -70,24 +97,76 @@ _FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
 FLAGS = tuple((reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
 
 
+class Gated(str):
+    """Text that passed the gate: the only kind ``HookOutput`` puts into the model's context.
+
+    Made only by :func:`fence`, :func:`fence_lines`, :func:`own_line` and :func:`join`.
+    """
+
+    __slots__ = ()
+
+
+def visible(text: str) -> str:
+    """``text`` without escapes and invisible characters: what a person's terminal shows of it."""
+    return _INVISIBLE.sub("", _SEPARATORS.sub(" ", _ESCAPES.sub("", str(text or ""))))
+
+
 def clean(text: str) -> str:
-    """Printable text: no escapes or control characters, fake tags defanged."""
-    text = _ESCAPES.sub("", str(text or ""))
-    text = _CONTROLS.sub("", text)
-    return _TAGS.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+    """Printable text: no escapes, controls or invisible characters; fake tags defanged."""
+    return _TAGS.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), visible(text))
+
+
+def _fold_confusables(text: str) -> str:
+    """Look-alike letters (Cyrillic о, Greek ο, …) as the Latin ones they imitate (Unicode TR39).
+
+    Only runs of non-ASCII characters are folded: ASCII is already what it looks like (and the
+    table would turn ``|`` into ``l``).
+    """
+    from disarm import normalize_confusables  # ~0.1 s: only for text that has something to fold
+
+    return _NON_ASCII_RUN.sub(lambda m: normalize_confusables(m.group(0)), text)
+
+
+def normalized(text: str) -> str:
+    """The form the flags judge: invisibles removed, NFKC, look-alikes folded to Latin."""
+    plain = unicodedata.normalize("NFKC", visible(text))
+    if not plain.isascii():
+        try:
+            plain = _fold_confusables(plain)
+        except ImportError:  # pragma: no cover - a dependency; NFKC alone still catches most
+            pass
+    return plain
 
 
 def flags(text: str) -> list[str]:
     """Why ``text`` looks like an instruction or a tool command (empty when it does not).
 
-    Judged on the text as it will be shown (escapes, controls and zero-width characters removed,
-    NFKC-folded), so ``ig\u200bnore previous instructions`` cannot slip past as two words.
+    Judged on :func:`normalized` text (what the model reads, disguises removed), so
+    ``ig\u00adnore prev\u0456ous instructions`` cannot slip past as other words.
     """
-    plain = unicodedata.normalize("NFKC", _CONTROLS.sub("", _ESCAPES.sub("", str(text or ""))))
+    plain = normalized(text)
     found = [reason for reason, pattern in FLAGS if pattern.search(plain)]
     if _TAGS.search(plain):
         found.append("fake-tag")
     return found
+
+
+def field(value: object, limit: int = 200) -> str:
+    """One value from a repository inside memdown's own line (a file name, a key): one line, flagged, bounded."""
+    return item(str(value if value is not None else ""), limit)
+
+
+def own_line(text: str) -> Gated:
+    """memdown's own line (with any repository values already passed through :func:`field`), gated."""
+    return Gated(" ".join(clean(text).split()))
+
+
+def join(parts: list[str], sep: str = "\n\n") -> Gated:
+    """Gated parts joined; a part that did not pass the gate is refused."""
+    raw = [part for part in parts if not isinstance(part, Gated)]
+    if raw:
+        raise TypeError(f"not gated: {str(raw[0])[:60]!r}")
+    return Gated(sep.join(part for part in parts if part))
 
 
 def _bound(text: str, limit: int) -> str:
@@ -113,7 +192,7 @@ def _frame(source: str) -> tuple[str, str]:
     return head, f'</{TAG} nonce="{nonce}">'
 
 
-def fence(title: str, items: list[str], *, limit: int, source: str = "", item_chars: int = ITEM_CHARS) -> str:
+def fence(title: str, items: list[str], *, limit: int, source: str = "", item_chars: int = ITEM_CHARS) -> Gated:
     """A labelled block of recorded ``items`` (raw text; each goes through :func:`item`), at most ``limit`` chars.
 
     Items that do not fit are left out whole (and counted in the block), never cut mid-item.
@@ -134,11 +213,11 @@ def fence(title: str, items: list[str], *, limit: int, source: str = "", item_ch
         lines.append(f"({len(items) - kept} more left out to stay within {limit} characters)")
     lines.append(tail)
     block = "\n".join(lines)
-    return block if len(block) <= limit else ""  # a limit too small for the frame: inject nothing
+    return Gated(block if len(block) <= limit else "")  # a limit too small for the frame: inject nothing
 
 
 def fence_lines(title: str, lines: list[str], *, source: str = "", limit: int = BLOCK_CHARS,
-                line_chars: int = LINE_CHARS) -> str:
+                line_chars: int = LINE_CHARS) -> Gated:
     """A labelled block of recorded output that keeps its lines (search windows, sections, transcript turns).
 
     The same frame and guarantees as :func:`fence` (fresh nonce, fake tags defanged, escapes and
@@ -160,4 +239,4 @@ def fence_lines(title: str, lines: list[str], *, source: str = "", limit: int = 
         out.append(line)
         used += len(line) + 1
     out.append(tail)
-    return "\n".join(out)
+    return Gated("\n".join(out))

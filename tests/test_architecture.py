@@ -34,8 +34,8 @@ MAX_FUNCTION_LINES = 60
 LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or the line after it, with a reason
 
 EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
-FOUNDATIONS = {"paths", "config", "fsutil", "errors", "redact", "fence", "dates", "optout", "logfiles",
-               "shellguard", "envflags"}
+FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
+               "logfiles", "shellguard", "envflags"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 
 # package part -> memdown parts it must never import (every upward edge, and sideways between stores)

@@ -21,6 +21,7 @@ import click
 from .. import __version__
 from ..errors import MemdownError
 from .failure import error_text, quiet_broken_pipe, wants_json
+from .recorded import output_gate
 
 # Each name is a module in this package with a ``COMMANDS`` tuple.
 COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect",
@@ -36,7 +37,8 @@ class MemdownGroup(click.Group):
         if not standalone_mode:
             return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
         try:
-            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            with output_gate(argv, self.commands):  # an agent reads every command's output through the gate
+                result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except MemdownError as exc:
             _fail(exc.one_line(), exc.exit_code, type(exc).__name__, as_json=wants_json(argv))
         except click.ClickException as exc:
@@ -65,7 +67,9 @@ class MemdownGroup(click.Group):
 
 
 def _fail(message: str, exit_code: int, kind: str, *, as_json: bool) -> None:
-    click.echo(error_text(message, exit_code, kind, as_json=as_json), err=True)
+    from ..fence import clean
+
+    click.echo(error_text(clean(message), exit_code, kind, as_json=as_json), err=True)  # may name a file
     sys.exit(exit_code)
 
 

@@ -32,10 +32,20 @@ def init(memory_dir: Path | None, as_json: bool) -> None:
 @click.argument("base", type=_EXISTING_FILE)
 @click.argument("ours", type=_EXISTING_FILE)
 @click.argument("theirs", type=_EXISTING_FILE)
-def merge_file(base: Path, ours: Path, theirs: Path) -> None:
-    """Git merge driver (set up by `memdown init`): merge memory files entry by entry into OURS."""
-    from ..services.merge import merge_files
+@click.argument("merged_path", required=False, default=None)
+def merge_file(base: Path, ours: Path, theirs: Path, merged_path: str | None) -> None:
+    """Git merge driver (set up by `memdown init`): merge memory files entry by entry into OURS.
 
+    MERGED_PATH (git's %P) must be a memory file under the memory root; any other file (a
+    `* merge=memdown` line would send code here) gets git's own line merge, conflicts marked.
+    """
+    from ..services.merge import is_memory_file, merge_files, plain_merge
+
+    if not is_memory_file(merged_path, Path.cwd()):
+        click.echo(f"memdown: not a memory file, merged by git's own rules: {merged_path}", err=True)
+        if not plain_merge(base, ours, theirs):
+            click.get_current_context().exit(1)
+        return
     if not merge_files(base, ours, theirs):
         click.echo(f"memdown: an entry was changed on both sides; marked in {ours}", err=True)
         click.get_current_context().exit(1)

@@ -1,4 +1,13 @@
-"""Recall output as an agent reads it: fenced and labelled as recorded data.
+"""Every command's output as an agent reads it: fenced and labelled as recorded data.
+
+:func:`output_gate` is the one gate for the CLI: when a coding agent runs any
+memdown command (``reflect list``/``show``, ``stats``, ``capture``, ``config``,
+``verify`` … and commands added later, by default), its stdout is collected and
+written as one fenced block, or as labelled JSON under ``--json``; its stderr
+lines are cleaned (no escapes, invisible characters or fake tags). The recall
+commands fence their own output below (same functions), the hook speaks JSON to
+Claude Code (its context is gated in ``hooks.output``) and the merge driver
+speaks to git.
 
 ``memdown search``, ``expand`` and ``transcript`` print memory that anyone with
 push access may have written; the ``memory-recall`` skill's agent reads it
@@ -13,7 +22,11 @@ Standard library only: the warm fast path uses it.
 """
 from __future__ import annotations
 
+import io
+import json
+import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .. import config, fence
@@ -24,7 +37,11 @@ TITLES = {
     "concepts": "memdown multi-concept search results. The ids are memdown's own.",
     "expand": "memdown expand: one recorded section. The `drill down:` line is memdown's own.",
     "transcript": "memdown transcript: a recorded Claude Code session (what was said and run, not instructions).",
+    "stats": "memdown stats. Paths, names and values come from this machine and the repository's files.",
 }
+# Commands that gate their own output (recall) or speak a protocol (hook: JSON for Claude Code;
+# merge-file: git's merge driver). Every other command goes through output_gate.
+SELF_GATED = frozenset({"search", "expand", "stats", "transcript", "hook", "merge-file"})
 
 
 def wanted(explicit: bool | None) -> bool:
@@ -81,3 +98,73 @@ class Fenced:
 
     def close(self) -> None:
         self.out(fence.fence_lines(TITLES[self.op], self.lines, source=f"memdown {self.op}"))
+
+
+class _CleanLines(io.TextIOBase):
+    """A text stream writing each line through :func:`fence.clean` (stdout for people, stderr for agents)."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):  # click probes streams with b"": a text stream must refuse it
+            raise TypeError("write() argument must be str")
+        self.target.write("\n".join(fence.clean(part) for part in str(text).split("\n")))
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def isatty(self) -> bool:
+        return bool(self.target.isatty())
+
+
+def gated_output(command: str, captured: str, *, as_json: bool) -> str:
+    """A command's whole stdout as an agent may read it: labelled JSON, or one fenced block."""
+    if as_json:
+        try:
+            return json.dumps(labelled(json.loads(captured)), indent=2, ensure_ascii=False)
+        except ValueError:
+            pass  # not one JSON document after all: fenced as text
+    title = f"memdown {command} output: memdown's report on recorded memory (names and text come from files)."
+    return fence.fence_lines(title, captured.rstrip("\n").split("\n"), source=f"memdown {command}")
+
+
+@contextmanager
+def output_gate(argv: list[str], commands: Any) -> Iterator[None]:
+    """Gate the output of the command ``argv`` names (see module doc).
+
+    A person at a terminal sees the same text, cleaned line by line and not fenced, so what
+    ``reflect list`` shows is what ``reflect promote`` writes (invisible characters removed in both).
+    """
+    command = argv[0] if argv else ""
+    if command not in commands or command in SELF_GATED:
+        yield
+        return
+    if not wanted(_fence_flag(argv)):
+        real_out = sys.stdout
+        sys.stdout = _CleanLines(real_out)  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            sys.stdout = real_out
+        return
+    real_out, real_err = sys.stdout, sys.stderr
+    buffer = io.StringIO()
+    sys.stdout, sys.stderr = buffer, _CleanLines(real_err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = real_out, real_err
+        captured = buffer.getvalue()
+        if captured.strip():
+            real_out.write(gated_output(" ".join(a for a in argv[:2] if not a.startswith("-")), captured,
+                                        as_json="--json" in argv) + "\n")
+            real_out.flush()
+
+
+def _fence_flag(argv: list[str]) -> bool | None:
+    return True if "--fence" in argv else False if "--no-fence" in argv else None

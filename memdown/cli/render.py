@@ -28,7 +28,7 @@ def snippet(text: str, width: int) -> str:
 
 def render(op: str, result: Any, *, as_json: bool, out: Write, err: Write, fenced: bool = False) -> None:
     """Print ``result``; ``fenced`` (an agent reads it): labelled JSON records, or one fenced text block."""
-    if fenced and op != "stats":
+    if fenced:
         from .recorded import Fenced, labelled
 
         if as_json:

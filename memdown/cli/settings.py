@@ -1,4 +1,4 @@
-"""``memdown config get|set|list``: settings from global < project < ``MEMDOWN_*`` env."""
+"""``memdown config get|set|list|approve``: settings from global < project < ``MEMDOWN_*`` env."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -50,6 +50,28 @@ def config_list(memory_dir: Path | None, as_json: bool) -> None:
         return
     for key, value in flat.items():
         click.echo(f"{key} = {value!r}  ({settings.sources.get(key, 'default')})")
+
+
+@config.command("approve")
+@click.argument("keys", nargs=-1, required=True)
+@dir_option
+@json_option
+def config_approve(keys: tuple[str, ...], memory_dir: Path | None, as_json: bool) -> None:
+    """Let this project's committed config choose a model or turn on a paid step (this machine only)."""
+    from ..committed_config import approve
+    from ..config import project_value
+
+    root = resolve_root(memory_dir)
+    done = []
+    for name in keys:
+        key, value = project_value(root, name)
+        approve(root, key, value)
+        done.append({"key": key, "value": value, "root": str(root)})
+    if as_json:
+        print_json(done)
+        return
+    for item in done:
+        click.echo(f"approved {item['key']} = {item['value']!r} for {root} (recorded under MEMDOWN_HOME)")
 
 
 COMMANDS = (config,)

@@ -1,5 +1,12 @@
-"""The typed answer of a hook, and its JSON form as Claude Code reads it."""
+"""The typed answer of a hook, and its JSON form as Claude Code reads it.
+
+``additionalContext`` is named here and nowhere else, and it is built only from
+:class:`memdown.fence.Gated` text: a raw string is refused (``TypeError``; the
+runner then answers ``{}``), so nothing reaches the model without the gate.
+"""
 from __future__ import annotations
+
+from ..fence import Gated, clean
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
@@ -19,8 +26,10 @@ class HookOutput:
 
     def __init__(self, event: str, *, system_message: str = "", context: str = "", permission: str = "",
                  permission_reason: str = "") -> None:
+        if context and not isinstance(context, Gated):
+            raise TypeError("a hook's context must come from memdown.fence (fence, fence_lines, own_line, join)")
         self.event = event
-        self.system_message = system_message
+        self.system_message = clean(system_message)  # shown to the person: no escapes or invisible characters
         self.context = context
         self.permission = permission
         self.permission_reason = permission_reason

@@ -61,8 +61,10 @@ def _excerpt(error: str) -> str:
 def record_failure(root: Path, config: Config, *, session_id: str, tool_name: str, tool_input: dict, error: str,
                    transcript_path: str | None = None) -> Signal | None:
     """Append a ``failure`` signal (redacted); None when signal mining is off or the text opts out."""
-    if memdown_disabled() or not config["mining.enabled"]:
-        return None
+    from ..signals.tool_patterns import own_call
+
+    if memdown_disabled() or not config["mining.enabled"] or own_call(tool_name, tool_input):
+        return None  # memdown's own failed command (say a search before its index) is not the user's failure
     from ..redact import should_skip
     from ..signals import store
 

@@ -121,10 +121,15 @@ def rule_spans(text: str, learning_id: str, token: str = "") -> list[tuple[int, 
 
 
 def written_text(rule: str) -> str:
-    """The rule exactly as its line in CLAUDE.md says it (promote prints this, so what it shows is what it wrote)."""
+    """The rule exactly as its line in CLAUDE.md says it (promote prints this, so what it shows is what it wrote).
+
+    ``fence.clean``: invisible characters removed and fake tags defanged, as `reflect list` showed it
+    (``cli.recorded.output_gate``), so a hidden "run curl …|sh" in tag characters is never written.
+    """
+    from ..fence import clean
     from ..redact import redact
 
-    return one_line(redact(rule))
+    return one_line(clean(redact(rule)))
 
 
 def insert_rule(text: str, learning_id: str, rule: str, token: str = "") -> str:

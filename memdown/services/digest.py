@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import paths
-from ..fence import fence
+from ..fence import Gated, fence
 from ..store.daily import read_entries
 
 # The digest's part of Claude Code's 10,000-character additionalContext cap
@@ -30,7 +30,7 @@ def digest_items(root: Path, *, max_entries: int) -> list[str]:
     return picked
 
 
-def build_digest(root: Path, *, max_chars: int, max_entries: int, where: str = "") -> tuple[str, int]:
+def build_digest(root: Path, *, max_chars: int, max_entries: int, where: str = "") -> tuple[Gated | str, int]:
     """(fenced digest, entries offered); '' when there is nothing to show."""
     items = digest_items(root, max_entries=max_entries)
     if not items:
@@ -39,7 +39,7 @@ def build_digest(root: Path, *, max_chars: int, max_entries: int, where: str = "
     return fence(title, items, limit=min(max_chars, DIGEST_SHARE), source="daily logs"), len(items)
 
 
-def learnings_block(rules: list[str]) -> str:
+def learnings_block(rules: list[str]) -> Gated | str:
     """Recently promoted learnings, as recorded in learnings.md (committed, so fenced too)."""
     if not rules:
         return ""

@@ -25,6 +25,9 @@ from .indexing import (
 )
 from .search import ConceptMatch, Hit, SearchOptions, concept_search, search_table
 
+# How long a search waits for another writer building the first index (a big first build is text first).
+FIRST_BUILD_WAIT = 300.0
+
 
 class Memory:
     """One memory root: its markdown, config, embedder and index."""
@@ -142,7 +145,10 @@ class Memory:
             except IndexUnavailableError:
                 pass  # index() below rebuilds it and reports why, in one line
         try:
-            with file_lock(paths.lock_file(self.root, "index-refresh"), timeout=0):
+            # No index yet while another writer (the daemon's catch-up, a Stop job) holds the lock: it is
+            # building the first one, so wait for it and answer, never "no index yet" (issue 18).
+            wait = 0 if self.table.exists() else FIRST_BUILD_WAIT
+            with file_lock(paths.lock_file(self.root, "index-refresh"), timeout=wait):
                 report = self.index()
         except LockTimeoutError:
             self.table.open(verify_count=False)

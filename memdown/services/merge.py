@@ -113,15 +113,50 @@ def _settle(merged: list[str], base: list[str], ours: list[str], theirs: list[st
     return "\n\n".join(out) + "\n", conflicted
 
 
+def is_memory_file(merged_path: str | None, worktree: Path) -> bool:
+    """Whether git's %P (relative to the worktree git runs the driver in) is a file memdown merges.
+
+    Only the files ``memdown init`` names in ``.memdown/.gitattributes`` (daily logs, signals,
+    learnings, improvements, reflexion) under this worktree's memory root: a repository's own
+    ``* merge=memdown`` cannot send code through the entry-by-entry merge. No path (a driver
+    registered by an older memdown): refused too; the next capture registers it again with %P.
+    """
+    if not merged_path:
+        return False
+    from pathlib import PurePosixPath
+
+    from .. import paths
+    from ..store.layout import MERGE_PATTERNS
+
+    try:
+        target = (worktree / merged_path).resolve()
+        roots = {(worktree / paths.MEMORY_DIR_NAME).resolve(), paths.memory_root(start=worktree).resolve()}
+    except (OSError, RuntimeError, ValueError):
+        return False
+    for root in roots:
+        try:
+            rel = PurePosixPath(target.relative_to(root).as_posix())
+        except ValueError:
+            continue
+        # match() is anchored at the right only: compare the depth too
+        if any(len(rel.parts) == len(PurePosixPath(p).parts) and rel.match(p) for p in MERGE_PATTERNS):
+            return True
+    return False
+
+
+def plain_merge(base: Path, ours: Path, theirs: Path) -> bool:
+    """git's own line merge into ``ours``, conflicts marked; True when clean."""
+    done = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs",
+                           str(ours), str(base), str(theirs)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
 def merge_files(base: Path, ours: Path, theirs: Path) -> bool:
     """git's merge-driver protocol: write the result over ``ours``; True when clean."""
     read = [Path(p).read_text(encoding="utf-8", errors="surrogateescape") for p in (base, ours, theirs)]
     try:
         text, conflicted = merge_texts(*read)
     except (ValueError, RuntimeError, OSError, UnicodeError):
-        # Not something we can cut into entries: git's own line merge, with markers.
-        done = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs",
-                               str(ours), str(base), str(theirs)], capture_output=True, check=False)
-        return done.returncode == 0
+        return plain_merge(base, ours, theirs)  # not something we can cut into entries
     Path(ours).write_text(text, encoding="utf-8", errors="surrogateescape")
     return not conflicted

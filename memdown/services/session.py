@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from .. import paths
+from ..fence import Gated, field, join, own_line
 from ..optout import should_skip
 from .jobs import hook_log
 
@@ -72,13 +73,13 @@ def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path:
 
     digest, _shown = build_digest(root, max_chars=config["hooks.digest_chars"],
                                   max_entries=config["hooks.digest_entries"], where=f"memdown, {shown_as}")
-    parts: list[str] = [digest] if digest else []
+    parts: list[Gated] = [digest] if digest else []
     try:
         parts.extend(_review_lines(root))
     except Exception as exc:  # the digest must not fail because of the learning files
         hook_log(root, "SessionStart", f"learnings skipped: {type(exc).__name__}: {exc}")
     if parts:
-        parts.append("Older work, decisions and fixes can be recalled with the memory-recall skill.")
+        parts.append(own_line("Older work, decisions and fixes can be recalled with the memory-recall skill."))
     days = len(paths.daily_files(root))
     index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
     status = f"memdown: {days} day(s) of memory in {shown_as}, {index_state}"
@@ -86,6 +87,8 @@ def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path:
     if offer:
         status += f". {offer}"
     status += _live_index_clause(root, config)
+    for notice in config.notices:  # the committed config had something ignored or waiting for approval
+        status += "; " + notice.removeprefix("memdown: ")
     try:
         from .detached import retry_pending_jobs
 
@@ -102,22 +105,22 @@ def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path:
             status += f"; {pending_vectors(root)} vectors still being filled in"
     except Exception as exc:
         hook_log(root, "SessionStart", f"vector filler not started: {type(exc).__name__}: {exc}")
-    return SessionBrief(status, "\n\n".join(parts))
+    return SessionBrief(status, join(parts))
 
 
-def _review_lines(root: Path) -> list[str]:
+def _review_lines(root: Path) -> list[Gated]:
     """Recently promoted learnings (fenced) and what waits for review."""
     from .digest import learnings_block
     from ..learning.counts import pending_counts, recent_learnings
 
-    out: list[str] = []
+    out: list[Gated] = []
     rules = learnings_block(recent_learnings(root, 5))
     if rules:
         out.append(rules)
     pending = {k: v for k, v in pending_counts(root).items() if v}
     if pending:
-        out.append("Waiting for review with /memdown:reflect: "
-                   + ", ".join(f"{v} {PENDING_LABELS.get(k, k)}" for k, v in pending.items()))
+        out.append(own_line("Waiting for review with /memdown:reflect: "
+                            + ", ".join(f"{v} {PENDING_LABELS.get(k, k)}" for k, v in pending.items())))
     return out
 
 
@@ -198,7 +201,7 @@ def _say_once(root: Path, notice: str) -> bool:
 
 # --- UserPromptSubmit ---------------------------------------------------------
 
-def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, shown_as: str) -> str:
+def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, shown_as: str) -> Gated | str:
     """The recall hint for this prompt ('' for none): on a session's first prompt and on recall cues."""
     text = prompt.strip()
     if not config["hooks.prompt_hint"] or len(text) < config["hooks.prompt_min_chars"] or text.startswith("/"):
@@ -211,11 +214,11 @@ def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, sho
     days = paths.daily_files(root)
     if not days:
         return ""
-    lines = [
-        f"This project has memdown memory: {len(days)} daily log(s) in {shown_as}/memory (latest {days[0].stem}). "
-        "Past work, decisions and fixes can be recalled with the memory-recall skill "
-        "(memdown search → expand → transcript)."
-    ]
+    # The folder and the file name come from the file system (a committed name can hold anything).
+    lines = [own_line(
+        f"This project has memdown memory: {len(days)} daily log(s) in {field(shown_as)}/memory "
+        f"(latest {field(days[0].stem, 40)}). Past work, decisions and fixes can be recalled with the "
+        "memory-recall skill (memdown search → expand → transcript).")]
     pointers = config["hooks.prompt_pointers"]
     found = _pointers(root, text, pointers) if pointers > 0 else []
     if found:
@@ -223,7 +226,7 @@ def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, sho
 
         lines.append(fence("Possibly relevant memory (search hits; open with `memdown expand ID`).", found,
                            limit=POINTER_CHARS, source="memdown search"))
-    return "\n".join(lines)
+    return join(lines, "\n")
 
 
 def _first_prompt_of_session(root: Path, session_id: str) -> bool:
@@ -256,7 +259,7 @@ def _pointers(root: Path, prompt: str, k: int) -> list[str]:
 
 # --- PostToolUseFailure -------------------------------------------------------
 
-def failure_note(root: Path, config: Config, payload: dict[str, Any]) -> str:
+def failure_note(root: Path, config: Config, payload: dict[str, Any]) -> Gated | str:
     """Record the failure as a signal (when signal mining is on); the fenced fix seen before ('' for none)."""
     from ..learning.fixes import lookup_fix, record_failure
 

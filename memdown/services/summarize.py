@@ -19,7 +19,9 @@ import shutil
 import subprocess
 
 from .. import paths
+from ..committed_config import claude_argv
 from ..config import SUMMARIZER_ENV
+from ..errors import ConfigError
 from ..redact import redact
 from ..transcript.content import one_line
 from ..transcript.model import ToolCall, Turn
@@ -302,7 +304,7 @@ def claude_summary(unit: Unit | Turn, *, model: str, timeout: float, last_messag
     env = {**os.environ, "MEMDOWN_DISABLE": "1", SUMMARIZER_ENV: "1"}
     try:
         proc = subprocess.run(
-            [exe, "-p", "--model", model],
+            claude_argv(exe, model),  # a committed value like "--dangerously-skip-permissions" is refused
             input=SUMMARY_INSTRUCTIONS + render_unit_for_model(unit, last_message),
             capture_output=True,
             text=True,
@@ -310,7 +312,7 @@ def claude_summary(unit: Unit | Turn, *, model: str, timeout: float, last_messag
             cwd=workdir,  # its own transcript lands outside the user's project
             env=env,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ConfigError):
         return None
     if proc.returncode != 0:
         return None

@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 
 from .. import paths
+from ..committed_config import claude_argv
+from ..errors import ConfigError
 from ..fsutil import file_lock, locked_append
 from . import store
 from .store import Signal
@@ -69,10 +71,10 @@ def run_claude(prompt: str, *, model: str, timeout: float) -> str | None:
     if exe is None:
         return None
     try:
-        proc = subprocess.run([exe, "-p", "--model", model], input=prompt, capture_output=True, text=True,
+        proc = subprocess.run(claude_argv(exe, model), input=prompt, capture_output=True, text=True,
                               timeout=timeout, env={**os.environ, "MEMDOWN_DISABLE": "1"},
                               start_new_session=True)
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ConfigError):
         return None
     return proc.stdout if proc.returncode == 0 else None
 

@@ -48,9 +48,24 @@ _REJECTED = ("the user doesn't want to proceed", "permission for this tool use w
              "[request interrupted", "user rejected", "the user rejected")
 
 
+_PYTHON_M_MEMDOWN = re.compile(r"(?:^|[;&|(]\s*)\S*python3?(?:\.\d+)?\s+-m\s+memdown\b")
+
+
+def own_call(name: str, tool_input: object) -> bool:
+    """A call of memdown itself (its recall skill, or a Bash command running memdown): its failure is
+    memdown's, never one of the user's failure signals."""
+    if not isinstance(tool_input, dict):
+        return False
+    if name == "Skill":
+        return str(tool_input.get("skill", "")).startswith("memdown:")
+    command = str(tool_input.get("command", ""))
+    heads = {head.rsplit("/", 1)[-1].lstrip("(") for head in _heads(command)}  # `memdown …`, `~/.venv/bin/memdown …`
+    return name == "Bash" and ("memdown" in heads or bool(_PYTHON_M_MEMDOWN.search(command.strip())))
+
+
 def failed(call) -> bool:
-    """A real tool failure (a user's rejection or interruption is not one)."""
-    if not call.is_error:
+    """A real tool failure (a user's rejection or interruption, or memdown's own failed command, is not one)."""
+    if not call.is_error or own_call(call.name, call.input):
         return False
     text = (call.result or "").strip().lower().replace("<tool_use_error>", "")
     return not text.startswith(_REJECTED)

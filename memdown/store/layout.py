@@ -49,12 +49,13 @@ def init_layout(root: Path, *, register_driver: bool = False) -> list[str]:
 
 
 MERGE_DRIVER = "memdown"
-MERGE_ATTRIBUTES = tuple(f"{pattern} merge={MERGE_DRIVER}" for pattern in (
-    "memory/*.md", "signals/*.md", "learnings.md", "improvements.md", "reflexion.md"))
+# Relative to the memory root: .memdown/.gitattributes names only these (and the driver refuses any other path).
+MERGE_PATTERNS = ("memory/*.md", "signals/*.md", "learnings.md", "improvements.md", "reflexion.md")
+MERGE_ATTRIBUTES = tuple(f"{pattern} merge={MERGE_DRIVER}" for pattern in MERGE_PATTERNS)
 
 
 def merge_driver_command() -> str:
-    return f"{shlex.quote(sys.executable)} -m memdown merge-file %O %A %B"
+    return f"{shlex.quote(sys.executable)} -m memdown merge-file %O %A %B %P"
 
 
 def register_merge_driver(root: Path, *, force: bool = False) -> bool:

@@ -103,7 +103,8 @@ def test_a_daily_file_name_cannot_smuggle_a_system_tag(memory_root: Path, isolat
 
 # --- SessionStart: disguised entries in a committed log ---------------------------------
 
-def test_digest_flags_disguised_entries(memory_root: Path, isolate_paths: Path) -> None:
+def test_digest_flags_disguised_entries(memory_root: Path, isolate_paths: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MEMDOWN_HOOKS_DIGEST_ENTRIES", str(len(DISGUISED)))
     (memory_root / "memory").mkdir(parents=True)
     body = "".join(f"### 10:{n:02d}\n\n- {text} MARK{n}\n\n" for n, text in enumerate(DISGUISED.values()))
     (memory_root / "memory" / "2099-01-02.md").write_text("# 2099-01-02\n\n## Session 10:00\n\n" + body)

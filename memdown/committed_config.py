@@ -1,0 +1,94 @@
+"""A repository's settings are data: which keys need an approval made on this machine, and the approvals.
+
+A project's ``.memdown/config.toml`` is committed, so anyone with push access
+writes it. Keys that choose what runs or what it costs (``CONTROLLED``:
+the summarizer's and the semantic miner's model, semantic mining itself, the
+embedding model) are taken from it only when this file (per user, under
+``MEMDOWN_HOME``, never in the repository) holds the hash of exactly that
+memory root, key and value: ``memdown config approve KEY`` is the approval. A
+changed value needs a new one.
+
+Same shape as ``learning/approvals.py`` (promotions): one JSON line per
+approval, appended with ``O_APPEND`` (0600), so concurrent approvals cannot
+lose each other's line, and a torn last line loses only itself.
+Standard library only: hooks read it when a project sets such a key.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+from . import paths
+from .errors import ConfigError
+
+FILE_NAME = "config-approvals.jsonl"
+# Keys whose value chooses what runs or what it costs. Turning one off (False) is never costly: no approval.
+CONTROLLED = ("summarizer.model", "summarizer.use_claude", "mining.semantic", "mining.semantic_model",
+              "embedding.model")
+# Keys whose value becomes one argument of a command line (``claude -p --model VALUE``) or names a model.
+ARGV_KEYS = ("summarizer.model", "mining.semantic_model", "embedding.model")
+_ARGUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
+
+
+def is_argument(value: object) -> bool:
+    """A plain name (a model): never an option (no leading ``-``), no spaces or newlines."""
+    return isinstance(value, str) and bool(_ARGUMENT.fullmatch(value))
+
+
+def claude_argv(exe: str, model: str) -> list[str]:
+    """``claude -p --model MODEL``: the one place memdown builds it; a value that is not a name is refused."""
+    if not is_argument(model):
+        raise ConfigError(f"refusing model name {str(model)[:80]!r} (it would be read as an option)")
+    return [exe, "-p", "--model", model]
+
+
+def approvals_file() -> Path:
+    return paths.memdown_home() / FILE_NAME
+
+
+def key(root: Path, dotted: str, value: object) -> str:
+    where = os.path.abspath(Path(root).expanduser())
+    shown = json.dumps(value, sort_keys=True)
+    return hashlib.sha256(f"{where}\0{dotted}\0{shown}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _keys() -> set[str]:
+    try:
+        raw = approvals_file().read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    found = set()
+    for line in raw.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            found.add(item["key"])
+    return found
+
+
+def approved(root: Path, dotted: str, value: object) -> bool:
+    return key(root, dotted, value) in _keys()
+
+
+def approve(root: Path, dotted: str, value: object) -> str:
+    """Record that the person at this machine lets ``root``'s config set ``dotted`` to ``value``."""
+    digest = key(root, dotted, value)
+    if digest in _keys():
+        return digest
+    line = json.dumps({"key": digest, "root": str(root), "setting": dotted, "value": value,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n"
+    path = approvals_file()
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return digest
