@@ -65,8 +65,10 @@ _INVISIBLE = re.compile(
     "\ufeff\uffa0\ufff0-\ufffb\ue000-\uf8ff\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff\U000f0000-\U0010ffff]"
 )
-# Letters a look-alike could come from (outside ASCII): only text with these is folded.
+# Runs that may hold look-alike letters (everything outside ASCII) are folded; text whose only non-ASCII
+# characters are Latin-1 letters (ä, é, ß), punctuation (—, …, ’) or arrows needs no fold (and no import).
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+_NEEDS_FOLD = re.compile(r"[^\x00-\xff\u2000-\u206f\u2190-\u21ff]")
 # Tags that could close our fence or pose as chat/system structure.
 _TAGS = re.compile(
     r"<\s*/?\s*(?:memdown[\w:.-]*|system[\w:.-]*|user[\w:.-]*|assistant|human|instructions?|important|"
@@ -130,7 +132,7 @@ def _fold_confusables(text: str) -> str:
 def normalized(text: str) -> str:
     """The form the flags judge: invisibles removed, NFKC, look-alikes folded to Latin."""
     plain = unicodedata.normalize("NFKC", visible(text))
-    if not plain.isascii():
+    if not plain.isascii() and _NEEDS_FOLD.search(plain):
         try:
             plain = _fold_confusables(plain)
         except ImportError:  # pragma: no cover - a dependency; NFKC alone still catches most

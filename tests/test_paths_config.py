@@ -145,25 +145,27 @@ def test_env_var_name():
         env_var_name("nope.key")
 
 
-def test_unknown_key_in_file_fails(memory_root: Path):
-    write(paths.project_config_file(memory_root), "[search]\nkk = 3\n")
+def test_unknown_key_in_the_global_file_fails_in_the_project_file_is_ignored(memory_root: Path):
+    write(paths.global_config_file(), "[search]\nkk = 3\n")
     with pytest.raises(ConfigError, match="unknown config key 'search.kk'"):
         load_config(memory_root)
-    write(paths.project_config_file(memory_root), "[nosection]\nk = 3\n")
-    with pytest.raises(ConfigError):
-        load_config(memory_root)
+    paths.global_config_file().unlink()
+    for text in ("[search]\nkk = 3\nk = 4\n", "[nosection]\nk = 3\n[search]\nk = 4\n"):
+        write(paths.project_config_file(memory_root), text)  # committed: data, not control (issue 18)
+        config = load_config(memory_root)
+        assert config["search.k"] == 4 and len(config.notices) == 1 and "ignored" in config.notices[0]
 
 
-def test_bad_values_fail(memory_root: Path, monkeypatch):
-    write(paths.project_config_file(memory_root), "[search]\nk = 'many'\n")
-    with pytest.raises(ConfigError, match="invalid value"):
-        load_config(memory_root)
-    write(paths.project_config_file(memory_root), "search = 3\n")
-    with pytest.raises(ConfigError, match="must be a table"):
-        load_config(memory_root)
-    write(paths.project_config_file(memory_root), "[search\n")
-    with pytest.raises(ConfigError, match="cannot parse"):
-        load_config(memory_root)
+def test_bad_values_fail_in_the_persons_files_and_env(memory_root: Path, monkeypatch):
+    for text, match in (("[search]\nk = 'many'\n", "invalid value"), ("search = 3\n", "must be a table"),
+                        ("[search\n", "cannot parse")):
+        write(paths.global_config_file(), text)
+        with pytest.raises(ConfigError, match=match):
+            load_config(memory_root)
+        write(paths.project_config_file(memory_root), text)
+        paths.global_config_file().unlink()
+        config = load_config(memory_root)  # the same in the committed project file: one notice, ignored
+        assert config["search.k"] == DEFAULTS["search"]["k"] and len(config.notices) == 1
     paths.project_config_file(memory_root).unlink()
     monkeypatch.setenv("MEMDOWN_WATCH_ENABLED", "maybe")
     with pytest.raises(ConfigError):
@@ -229,9 +231,9 @@ def test_config_cli_errors_are_one_line(memory_root: Path, monkeypatch):
     assert_one_line_error(invoke("config", "set", "nope.key", "1"), 2)
     assert_one_line_error(invoke("config", "set", "search.k", "abc"), 2)
     assert_one_line_error(invoke("config", "set", "watch.enabled", "perhaps"), 2)
-    write(paths.project_config_file(memory_root), "[search\n")
+    write(paths.global_config_file(), "[search\n")
     assert_one_line_error(invoke("config", "list"), 2)
-    paths.project_config_file(memory_root).unlink()
+    paths.global_config_file().unlink()
     monkeypatch.setenv("MEMDOWN_SEARCH_K", "lots")
     assert_one_line_error(invoke("config", "get", "search.k"), 2)
     assert_one_line_error(invoke("search", "anything"), 2)

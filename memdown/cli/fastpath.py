@@ -106,7 +106,9 @@ def _out(line: str) -> None:
 
 
 def _err(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    from ..fence import clean
+
+    sys.stderr.write(clean(line) + "\n")  # a notice may name a file: no escapes or invisible characters
 
 
 def run(argv: list[str]) -> int | None:

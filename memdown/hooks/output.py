@@ -32,7 +32,7 @@ class HookOutput:
         self.system_message = clean(system_message)  # shown to the person: no escapes or invisible characters
         self.context = context
         self.permission = permission
-        self.permission_reason = permission_reason
+        self.permission_reason = clean(permission_reason)  # the model reads it (an approved rule's words)
 
     def __repr__(self) -> str:
         return f"HookOutput({self.to_json()!r})"

@@ -23,7 +23,9 @@ import subprocess
 from pathlib import Path
 
 from .. import paths
+from ..committed_config import claude_argv
 from ..config import SUMMARIZER_ENV, Config
+from ..errors import ConfigError
 from ..fsutil import atomic_write_text
 from ..redact import redact
 from ..signals.text import one_line
@@ -91,10 +93,10 @@ def claude_rule(quote: str, context: str, *, model: str, timeout: float = CLAUDE
     prompt = INSTRUCTIONS + (f"What the agent had just done:\n{redact(context)[:1500]}\n\n" if context else "")
     prompt += f"The user's words:\n{redact(quote)[:1500]}\n"
     try:
-        proc = subprocess.run([exe, "-p", "--model", model], input=prompt, capture_output=True, text=True,
+        proc = subprocess.run(claude_argv(exe, model), input=prompt, capture_output=True, text=True,
                               timeout=timeout, cwd=workdir,
                               env={**os.environ, "MEMDOWN_DISABLE": "1", SUMMARIZER_ENV: "1"})
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ConfigError):
         return None
     lines = [line.strip().lstrip("-*• ").strip().strip('"') for line in proc.stdout.splitlines() if line.strip()]
     if proc.returncode != 0 or len(lines) != 1 or lines[0].upper().startswith("NONE"):
