@@ -6,8 +6,6 @@ runner then answers ``{}``), so nothing reaches the model without the gate.
 """
 from __future__ import annotations
 
-from ..fence import Gated, clean
-
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
     from typing import Any
@@ -26,13 +24,18 @@ class HookOutput:
 
     def __init__(self, event: str, *, system_message: str = "", context: str = "", permission: str = "",
                  permission_reason: str = "") -> None:
-        if context and not isinstance(context, Gated):
-            raise TypeError("a hook's context must come from memdown.fence (fence, fence_lines, own_line, join)")
+        if context or system_message or permission_reason:  # fence only then: PreToolUse's {} path stays bare
+            from ..fence import Gated, clean
+
+            if context and not isinstance(context, Gated):
+                raise TypeError("a hook's context must come from memdown.fence (fence, fence_lines, own_line, join)")
+            system_message = clean(system_message)  # shown to the person: no escapes or invisible characters
+            permission_reason = clean(permission_reason)  # the model reads it (an approved rule's words)
         self.event = event
-        self.system_message = clean(system_message)  # shown to the person: no escapes or invisible characters
+        self.system_message = system_message
         self.context = context
         self.permission = permission
-        self.permission_reason = clean(permission_reason)  # the model reads it (an approved rule's words)
+        self.permission_reason = permission_reason
 
     def __repr__(self) -> str:
         return f"HookOutput({self.to_json()!r})"
