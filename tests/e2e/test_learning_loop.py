@@ -17,7 +17,7 @@ from .conftest import Reply, Request, World, summary_reply, wait_for_workers, wa
 pytestmark = pytest.mark.e2e
 
 CORRECTION = "no, use pnpm, not npm"
-RULE = "Use pnpm, not npm."
+RULE = "Use pnpm for every install and script, not npm."
 
 
 class Agent:
@@ -26,8 +26,12 @@ class Agent:
     def __init__(self) -> None:
         self.requests: list[Request] = []
         self.tool_results: list[str] = []
+        self.phrasings: list[str] = []
 
     def __call__(self, req: Request) -> Reply:
+        if "haiku" in req.model and "Rewrite the user's correction" in req.all_text():
+            self.phrasings.append(req.all_text())
+            return Reply.text(RULE)  # memdown's `claude -p` phrasing of the rule, through the real CLI
         summary = summary_reply(req)
         if summary:
             return summary
@@ -79,6 +83,9 @@ def test_an_approved_correction_stops_the_repeated_command(make_world) -> None:
     assert promoted.returncode == 0, promoted.stderr
     assert f"rule: {RULE}" in promoted.stdout and "guard: deny" in promoted.stdout, promoted.stdout
     assert RULE in (world.project / "CLAUDE.md").read_text()
+    assert len(agent.phrasings) == 1 and "use pnpm, not npm" in agent.phrasings[0].lower()  # by claude -p, once
+    assert CORRECTION not in (world.project / "CLAUDE.md").read_text()  # the quote stays in .memdown
+    assert CORRECTION in (world.memory / "learnings.md").read_text()
 
     before = len(agent.requests)
     second = world.claude("Set the project up again from scratch.", args=allow)
