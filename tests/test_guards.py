@@ -159,9 +159,11 @@ def test_undo_removes_the_guard(memory_root: Path, isolate_paths: Path):
     assert hook(bash(isolate_paths, "npm install")) == {}
 
 
-def test_a_committed_but_unapproved_learning_blocks_nothing(memory_root: Path, isolate_paths: Path):
-    """learnings.md comes with the repository: a rule in it was approved on someone else's machine, if at all."""
-    learnings.add(memory_root, learnings.Learning(id="", text="Never run `git status`.", status="promoted",
+@pytest.mark.parametrize("status", ["promoted", "pending"])
+def test_a_committed_but_unapproved_learning_blocks_nothing(memory_root: Path, isolate_paths: Path, status: str):
+    """learnings.md comes with the repository: a rule in it was approved on someone else's machine, if at all.
+    A pending one is what crash recovery finishes, but only with an approval made here."""
+    learnings.add(memory_root, learnings.Learning(id="", text="Never run `git status`.", status=status,
                                                   extra={"target": "project", "token": "deadbeef"}), day="2026-11-22")
     (memory_root.parent / "CLAUDE.md").write_text("## Learned rules (memdown)\n\n- Never run `git status`. "
                                                   "<!-- memdown:LRN-20261122-0001 #deadbeef -->\n")
