@@ -260,3 +260,16 @@ def test_with_guards_a_passing_command_stays_on_the_short_path(memory_root: Path
     loaded = modules_loaded(bash(isolate_paths, "git status && ls -la"))
     assert "pathlib" not in loaded  # the project is looked up only when one of its guards matched
     assert {m for m in loaded if m.startswith("memdown")} <= ALLOWED_MEMDOWN
+
+
+def test_reflect_guards_lists_and_removes(memory_root: Path, isolate_paths: Path):
+    from conftest import run_memdown
+
+    lrn = promote_quote(memory_root, "no, use pnpm, not npm")["learning"]
+    listed = run_memdown("reflect", "guards", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [(g["id"], g["decision"]) for g in json.loads(listed.stdout)] == [(lrn, "deny")]
+    removed = run_memdown("reflect", "guards", "--remove", lrn)
+    assert removed.returncode == 0 and f"removed 1 guard(s) of {lrn}" in removed.stdout
+    assert hook(bash(isolate_paths, "npm install")) == {}
+    assert f"memdown:{lrn}" in (memory_root.parent / "CLAUDE.md").read_text()  # the rule itself stays
