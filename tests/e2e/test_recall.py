@@ -88,9 +88,11 @@ def test_recall_runs_all_three_layers_in_the_same_turn(make_world) -> None:
     expands = [c for c in script.fork_commands if c.startswith("memdown expand")]
     print(f"[e2e] expand calls made by the forked agent: {len(expands)}")
 
-    # The Skill ran without any permission rule: memdown's PreToolUse hook allowed it.
+    # The Skill ran without any permission rule: memdown's PreToolUse hook allowed it. (The fork's Bash
+    # calls pass memdown's guard hook too, which has no guard to apply here and lets them run.)
     pre = run.hooks("PreToolUse")
-    assert pre and all(h.status == 0 and h.matcher == "Skill" for h in pre), run.debug_log[-2000:]
+    assert pre and all(h.status == 0 for h in pre), run.debug_log[-2000:]
+    assert any(h.matcher == "Skill" for h in pre) and {h.matcher for h in pre} <= {"Skill", "Bash"}
     assert "allow rule" not in run.out
     # The skill the fork read says to expand only when a window does not answer.
     assert "Do not `memdown expand` a hit whose window answers" in script.skill_text
