@@ -155,7 +155,7 @@ def test_user_triggered_skills() -> None:
     for needle in (
         "memdown reflect list --json", "memdown reflect promote", "--to",
         "memdown reflect dismiss", "memdown reflect undo", "memdown mining on",
-        "memdown mining off", "oldest first", "skip all", "CLAUDE.md", ".claude/CLAUDE.md",
+        "memdown mining off", "strongest first", "skip all", "CLAUDE.md", ".claude/CLAUDE.md",
         "~/.claude/CLAUDE.md", "improvements",
     ):
         assert needle in reflect, needle

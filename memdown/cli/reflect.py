@@ -40,14 +40,20 @@ def reflect() -> None:
     """
 
 
+SHOWN_FIRST = 10  # candidates `reflect list` prints unless --limit says otherwise
+
+
 @reflect.command("list")
 @click.option("--all", "show_all", is_flag=True, help="Also list every signal with its status.")
-@click.option("--limit", type=int, default=0, help="Show at most N candidates (0 = all).")
-@click.option("--dry-run", is_flag=True, help="Do not persist analysis (status, duplicates, expiry).")
+@click.option("--limit", type=int, default=None,
+              help=f"Show at most N candidates (default {SHOWN_FIRST} in text, all with --json; 0 = all).")
+@click.option("--dry-run", is_flag=True, hidden=True, help="Kept for old scripts: listing never writes memory files.")
 @dir_option
 @json_option
-def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None, as_json: bool) -> None:
-    """Review candidates, oldest first (duplicates and stale signals are settled on the way)."""
+def list_cmd(show_all: bool, limit: int | None, dry_run: bool, memory_dir: Path | None, as_json: bool) -> None:
+    """Review candidates, strongest first. Looking changes no memory file: what a review has
+    shown is kept in local state; duplicates and stale signals are settled by decisions and the sweep."""
+    from ..learning.analysis import mark_seen
     from ..learning.review import analyze
     from ..signals import store
 
@@ -55,34 +61,44 @@ def list_cmd(show_all: bool, limit: int, dry_run: bool, memory_dir: Path | None,
 
     root = _root(memory_dir)
     with Progress("reading the signals"):
-        review = analyze(root, config=load_settings(root), persist=not dry_run)
+        review = analyze(root, config=load_settings(root), persist=False)
     data = review.to_dict()
-    if limit:
-        data["candidates"] = data["candidates"][:limit]
+    cap = limit if limit is not None else (0 if as_json else SHOWN_FIRST)
+    if cap:
+        data["candidates"] = data["candidates"][:cap]
+    data["more"] = data["total"] - len(data["candidates"])
+    if not dry_run:
+        mark_seen(root, review.candidates[:len(data["candidates"])])
     if show_all:
         data["signals"] = [s.to_dict() for s in store.load(root)]
     if as_json:
         print_json(data)
         return
-    for item in review.auto:
-        click.echo(f"settled {item['id']}: {item['status']} ({item['reason']})")
-    for sig_id in review.expired:
-        click.echo(f"archived {sig_id} (older than the TTL)")
+    _print_review(review, data)
+    if show_all:
+        for sig in data["signals"]:
+            click.echo(f"{sig['id']}  {sig['status']:<9} {sig['type']:<16} {sig['text'][:80]}")
+
+
+def _print_review(review, data: dict) -> None:
+    if review.auto:
+        click.echo(f"{len(review.auto)} signal(s) repeat what is already known or decided; left out.")
     for item in review.unapproved:
         click.echo(f"not applied: {item['id']} → {item['target']} is pending in learnings.md but was not approved "
                    f"on this machine (approve: memdown reflect promote {item['id']} --to {item['target']})")
     if not data["candidates"]:
         click.echo("Nothing to review.")
     else:
-        click.echo(f"{data['total']} candidate(s), oldest first:")
-        if data["summary_offered"]:
-            click.echo("More than 10: review the first few, or skip all for now (they stay pending).")
+        click.echo(f"{data['total']} candidate(s), strongest first:")
         for n, cand in enumerate(data["candidates"], 1):
             click.echo("\n".join(_candidate_lines(cand, n)))
+        if data["more"]:
+            click.echo(f"{data['more']} more wait (memdown reflect list --limit 0); skip all for now and they stay "
+                       "pending.")
         click.echo("Next: memdown reflect promote ID --to TARGET | dismiss ID | show ID")
-    if show_all:
-        for sig in data["signals"]:
-            click.echo(f"{sig['id']}  {sig['status']:<9} {sig['type']:<16} {sig['text'][:80]}")
+    if data.get("held"):
+        click.echo(f"{data['held']} signal(s) held as evidence: no rule a person would write as it stands "
+                   "(memdown reflect list --all shows them).")
 
 
 @reflect.command("show")

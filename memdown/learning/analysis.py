@@ -32,12 +32,40 @@ class Review:
     expired: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)
     unapproved: list[dict] = field(default_factory=list)
+    held: int = 0  # signals whose text is no rule a person would write: kept as evidence, not proposed
 
     def to_dict(self) -> dict:
         return {"candidates": [c.to_dict() for c in self.candidates], "auto": self.auto,
                 "expired": self.expired, "recovered": self.recovered, "unapproved": self.unapproved,
-                "total": len(self.candidates),
+                "total": len(self.candidates), "held": self.held,
                 "summary_offered": len(self.candidates) > 10}
+
+
+def strength(cand: C.Candidate) -> tuple:
+    """Review order: the strongest first (confidence, then sessions and corroboration, then the newest)."""
+    newest = -int((cand.last_seen or "0").replace("-", "") or 0)
+    return (-cand.confidence, -cand.sessions, -cand.corroboration, newest, cand.id)
+
+
+def seen_file(root: Path) -> Path:
+    """Which signals a review has shown: machine-local state, never a committed file."""
+    return paths.state_dir(root) / "review-seen.json"
+
+
+def mark_seen(root: Path, candidates: list[C.Candidate]) -> None:
+    """Remember the shown candidates' signals (``captured`` → seen, without touching signals/*.md)."""
+    import json
+
+    from ..fsutil import atomic_write_text
+
+    path = seen_file(root)
+    try:
+        seen = set(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        seen = set()
+    new = {sig_id for cand in candidates for sig_id in cand.signal_ids} - seen
+    if new:
+        atomic_write_text(path, json.dumps(sorted(seen | new)), mode=paths.PRIVATE_FILE_MODE)
 
 
 def review_lock(root: Path):
@@ -103,16 +131,16 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
     updates, bumps, remaining = _settle_duplicates(signals, ctx, threshold, review)
     promoted = [item for item in ctx["learnings"] if item.status == "promoted"]
     for members in C.group(remaining, threshold):
-        review.candidates.append(C.build(members, consolidated))
+        cand = C.build(members, consolidated)
+        if cand.kind == "rule" and cand.action == "promote" and not C.actionable(cand.text):
+            review.held += len(members)  # evidence, not a rule a person would write (C.actionable)
+            continue
+        review.candidates.append(cand)
     _flag_conflicts(review.candidates, promoted, ctx["claude"])
     review.candidates.extend(_revert_candidates(signals, promoted))
     review.candidates.extend(_global_candidates(root, promoted))
-    review.candidates.sort(key=lambda c: (c.first_seen or "9999", c.id))
+    review.candidates.sort(key=strength)
     if persist:
-        for cand in review.candidates:
-            for sig_id in cand.signal_ids:
-                if by_id.get(sig_id) is not None and by_id[sig_id].status == "captured":
-                    updates.setdefault(sig_id, {"status": "analyzed"})
         if updates:
             store.update(root, updates, only_if_status=ACTIVE, signals=signals)
         for lrn_id, sigs in bumps.items():

@@ -166,6 +166,39 @@ def proposable(members: list[Signal]) -> bool:
     return len(sessions) >= 2 and any(_project_fact(s) for s in members)
 
 
+# Words that name nothing a rule could be about: "I don't like any approach." says no more than "no".
+_VAGUE = frozenset({"it", "them", "that", "this", "these", "those", "one", "ones", "thing", "things", "stuff", "same",
+                    "way", "approach", "approaches", "option", "options", "any", "all", "some", "something",
+                    "anything", "like", "likes", "want", "wanted", "mean", "meant", "think", "just", "really",
+                    "good", "bad", "better", "fine", "wrong", "right", "ok", "okay", "sure", "yes", "no", "nope",
+                    "again", "now", "here", "there", "actually", "don", "didn", "doesn", "isn", "not", "change",
+                    "changed", "make", "do", "did", "done", "try", "use", "used", "instead", "please", "pls", "can",
+                    "cant", "could", "would", "will", "let", "lets", "me", "you", "we", "us", "our", "my"})
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_VAGUE = re.compile(r"我是[說说]|我的意思是|就是|[這这那]個?个?|[一]個|一个|改成|改為|改为|不[對对是要]|[錯错]了|可以|"
+                        r"[我你他它們们嗎吗呢吧啊了的對对好把要再也都還还樣样]")
+_CONCRETE = re.compile(r"`[^`]+`|[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|ts|js|md|json|toml|ya?ml|sh|go|rs|java|rb|css|html)\b")
+_IMPERATIVE = re.compile(r"^\W*(?:be|always|never|don'?t|do not|stop|avoid|prefer|keep|use|(?:we|i)\s+(?:always\s+|never\s+)?"
+                         r"(?:use|prefer))\b", re.I)
+_TOOL = re.compile(r"\b(?:npm|pnpm|yarn|pytest|cargo|uv|pip|poetry|docker|git|bun|npx|node|python3?|vitest|jest|ruff|"
+                   r"mypy|tsc|eslint|prettier|kubectl|terraform|gradle|mvn|brew|apt)\b", re.I)
+MIN_WORDS, MIN_CJK = 2, 4
+
+
+def actionable(text: str) -> bool:
+    """A statement a person could put in CLAUDE.md as it stands: it names a command, a path or a
+    code span, or holds at least ``MIN_WORDS`` content words (``MIN_CJK`` characters in Chinese,
+    Japanese or Korean) beyond vague and pointing words. "I don't like any approach." and
+    "我是說改成一個." point at a conversation, not a rule: they stay signals, never rule candidates."""
+    if _TOOL.search(text) or _CONCRETE.search(text):
+        return True
+    if text.rstrip().endswith(("?", "？")):
+        return False  # a question points at the conversation; the rule is in its answer
+    words = len(content_tokens(_CJK.sub(" ", text)) - _VAGUE)
+    words += len(_CJK_VAGUE.sub("", "".join(_CJK.findall(text)))) * MIN_WORDS // MIN_CJK
+    return words >= MIN_WORDS or (words >= 1 and bool(_IMPERATIVE.match(text)))
+
+
 def clean_line(line: str) -> str:
     return one_line(_COMMENT.sub("", line))
 

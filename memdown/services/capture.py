@@ -14,6 +14,7 @@ so recalled facts never come back under a new date as if they were new.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +35,8 @@ from .summarize import summarize_unit
 # Beyond this many unsummarized turns (a plugin installed mid-session, a
 # crashed worker), older turns get the extractive summary to bound model calls.
 MAX_MODEL_SUMMARIES = 3
+# Extractive entries are cheap to redo: the done-state is saved at most this often while they are written.
+SAVE_SECONDS = 1.0
 
 
 @dataclass
@@ -133,20 +136,31 @@ def record_session(
         report.client_only, report.waiting = len(plan.skipped), len(plan.pending)
         done.update(t.uuid for t in plan.skipped)
         portable = portable_path(Path(transcript_path))
+        unsaved: list = []
+        saved_at = time.monotonic()
         for n, unit in enumerate(plan.units):
             message = last_message if unit.turn is transcript.turns[-1] and include_last_turn else None
-            bullets, method = _summarize(unit, config, use_model=len(plan.units) - n <= model_summaries,
-                                         cwd=transcript.cwd, last_message=message)
+            use_model = len(plan.units) - n <= model_summaries
+            bullets, method = _summarize(unit, config, use_model=use_model, cwd=transcript.cwd, last_message=message)
             _write_unit(root, unit, session_id, portable, bullets, method, report)
-            recorded_turns.remember(root, unit.turns, session_id, known)
             done.update(t.uuid for t in unit.turns)
-            state["done"] = sorted(done)
-            # persist per turn: a crash loses nothing
-            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
-        if plan.skipped or copies:
-            state["done"] = sorted(done)
-            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
-    return report  # the transcript archive is the worker's own step (services.worker)
+            unsaved.extend(unit.turns)
+            # Saved after every model summary (the costly part) and at least every SAVE_SECONDS: a crash
+            # redoes at most that much, and the daily writer's anchor check keeps a redone turn out.
+            if use_model or time.monotonic() - saved_at >= SAVE_SECONDS:
+                _save(root, state_path, state, done, unsaved, session_id, known)
+                unsaved, saved_at = [], time.monotonic()
+        if unsaved or plan.skipped or copies:
+            _save(root, state_path, state, done, unsaved, session_id, known)
+    return report
+
+
+def _save(root: Path, state_path: Path, state: dict, done: set[str], turns: list, session_id: str,
+          known: recorded_turns.RecordedTurns) -> None:
+    """Persist the done-state and note ``turns`` in the cross-session registry."""
+    recorded_turns.remember(root, turns, session_id, known)
+    state["done"] = sorted(done)
+    atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)  # the transcript archive is the worker's own step (services.worker)
 
 
 def _write_unit(root: Path, unit, session_id: str, portable: str, bullets: list[str], method: str,
