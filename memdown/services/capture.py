@@ -120,9 +120,7 @@ def record_session(
             return report
         transcript = parse_transcript(Path(transcript_path), include_subagents=False)
         session_id = session_id or transcript.session_id
-        if any(should_skip(t.prompt) for t in transcript.turns):
-            state["skipped"] = True
-            atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
+        if _opted_out(transcript, state, state_path):
             report.skipped_session = True
             return report
         done = set(state.get("done", []))
@@ -145,8 +143,7 @@ def record_session(
             _write_unit(root, unit, session_id, portable, bullets, method, report)
             done.update(t.uuid for t in unit.turns)
             unsaved.extend(unit.turns)
-            # Saved after every model summary (the costly part) and at least every SAVE_SECONDS: a crash
-            # redoes at most that much, and the daily writer's anchor check keeps a redone turn out.
+            # Saved per model summary and every SAVE_SECONDS: a crash redoes that much, anchors skip it.
             if use_model or time.monotonic() - saved_at >= SAVE_SECONDS:
                 _save(root, state_path, state, done, unsaved, session_id, known)
                 unsaved, saved_at = [], time.monotonic()
@@ -155,12 +152,21 @@ def record_session(
     return report
 
 
+def _opted_out(transcript, state: dict, state_path: Path) -> bool:
+    """A session with a "no memory" marker in any prompt is never recorded (remembered in its state)."""
+    if not any(should_skip(t.prompt) for t in transcript.turns):
+        return False
+    state["skipped"] = True
+    atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
+    return True
+
+
 def _save(root: Path, state_path: Path, state: dict, done: set[str], turns: list, session_id: str,
           known: recorded_turns.RecordedTurns) -> None:
     """Persist the done-state and note ``turns`` in the cross-session registry."""
     recorded_turns.remember(root, turns, session_id, known)
     state["done"] = sorted(done)
-    atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)  # the transcript archive is the worker's own step (services.worker)
+    atomic_write_text(state_path, json.dumps(state), mode=paths.PRIVATE_FILE_MODE)
 
 
 def _write_unit(root: Path, unit, session_id: str, portable: str, bullets: list[str], method: str,
