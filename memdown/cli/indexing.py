@@ -97,7 +97,8 @@ def verify(repair: bool, memory_dir: Path | None, as_json: bool) -> None:
             click.echo("after repair: " + ("ok" if after.ok else "; ".join(after.problems)))
     if not final.ok:
         if not as_json and not repair:
-            click.echo("run `memdown verify --repair` to fix (markdown is never changed)", err=True)
+            click.echo("run `memdown verify --repair` to fix (the markdown changes only to write back lost entries)",
+                       err=True)
         click.get_current_context().exit(5)
 
 
@@ -118,6 +119,10 @@ def _print_report(report: Any) -> None:
         click.echo(f"unreadable markdown (not indexed): {item['source']}: {item['reason']}")
     for line in getattr(report, "capture", []):
         click.echo(f"capture: {line}")
+    for line in report.missing_turns[:20]:
+        click.echo(f"missing (recorded, lost in a race): {line}")
+    if report.deleted_turns:
+        click.echo(f"deleted by a person (respected): {len(report.deleted_turns)} entr(ies)")
     if report.ok:
         click.echo("ok")
     else:

@@ -1,6 +1,10 @@
 """``memdown verify [--repair]``: compare the index with what the markdown produces.
 
-The markdown is the truth and is only ever read. Checked:
+The markdown is the truth. Checked:
+
+- turns memdown recorded that are no longer in the markdown and no person
+  deleted (``store.written``): reported, and written back by ``--repair``
+  (the only change repair makes to the markdown);
 
 - files not indexed, and files indexed from an older version (outdated: the
   chunks the file produces now differ from the rows, or the recorded sha256
@@ -43,6 +47,7 @@ from ..fsutil import file_lock
 from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, rows_digest
 from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
+from ..store.daily import heal_all, vanished
 from ..store.reader import UnreadableFile, read_memory_file
 from .indexing import chunk_options, index_identity, memory_files
 from .job_status import verify_lines as capture_status
@@ -82,6 +87,8 @@ class VerifyReport:
     problems: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
     capture: list[str] = field(default_factory=list)  # turns pending capture or quarantined (services.jobs)
+    missing_turns: list[str] = field(default_factory=list)  # recorded, then lost in a race (store.written)
+    deleted_turns: list[str] = field(default_factory=list)  # recorded, then deleted by a person: respected
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -258,6 +265,10 @@ def verify(mem: "Memory") -> VerifyReport:
             report.index_state = "incompatible"
     if actual is not None:
         _compare(table, expected, actual, report)
+    report.missing_turns, report.deleted_turns = vanished(mem.root)
+    if report.missing_turns:
+        report.problems.append(f"{len(report.missing_turns)} recorded turn(s) missing from the markdown "
+                               "(lost in a race; --repair writes them back)")
     report.ok = not report.problems
     report.capture = capture_status(mem.root)
     report.seconds = round(time.perf_counter() - started, 3)
@@ -312,13 +323,16 @@ def _compare(table: ChunkTable, expected: dict[str, _Expected], actual: dict[str
 def repair(mem: "Memory", report: VerifyReport | None = None) -> VerifyReport:
     """Fix what :func:`verify` found; returns a fresh report of the repaired index.
 
-    Never touches the markdown. Partial repair first (drop orphans, re-index
+    Writes back entries lost in a race, then touches only the index. Partial repair first (drop orphans, re-index
     affected files); if the index still does not verify, rebuild it whole.
     """
     report = report or verify(mem)
     if report.ok:
         return report
     actions: list[str] = []
+    if report.missing_turns:
+        actions.append(f"wrote back {len(heal_all(mem.root))} entr(ies) lost in a race")
+        report = verify(mem)
     if report.embedding_cache != "ok":
         mem.embedder.cache.reset()
         actions.append("started a new embedding cache (the damaged one was moved aside)")

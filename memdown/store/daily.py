@@ -206,6 +206,33 @@ def heal_recent(root: Path, *, days: float = 3.0) -> list[str]:
     return restored
 
 
+def vanished(root: Path) -> tuple[list[str], list[str]]:
+    """Entries memdown wrote that are gone: (lost in a race, deleted by a person), one line each.
+    Reads only; ``heal`` writes the lost ones back."""
+    lost: list[str] = []
+    deleted: list[str] = []
+    for ledger in written.ledgers(root):
+        path = written.day_file_of(root, ledger)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            text = ""
+        except OSError:
+            continue
+        gone, by_hand = written.judge(root, path, text)
+        rel = path.relative_to(root).as_posix()
+        lost += [f"{rel}: turn {w.turn} (session {w.session})" for w in gone]
+        deleted += [f"{rel}: turn {w.turn} (session {w.session})" for w in by_hand]
+        deleted += [f"{rel}: turn {w.turn} (session {w.session})" for w in written.load(root, path).values()
+                    if w.deleted is not None]
+    return lost, deleted
+
+
+def heal_all(root: Path) -> list[str]:
+    """``heal`` every file memdown noted writing to (``verify --repair``); the turns written back."""
+    return [turn for ledger in written.ledgers(root) for turn in heal(root, written.day_file_of(root, ledger))]
+
+
 @dataclass
 class LoggedEntry:
     day: str

@@ -231,3 +231,25 @@ def test_git_dropping_an_uncommitted_entry_heals_and_a_deletion_in_a_commit_is_r
     git(project, "commit", "-qam", "drop t1 on purpose")
     assert daily.heal(root, path) == []
     assert "turn:t1 " not in path.read_text() and "turn:t2 " in path.read_text()
+
+
+def test_verify_reports_a_recorded_turn_that_vanished_and_repair_writes_it_back(memory_root, fake_embedder):
+    from datetime import datetime
+
+    from memdown.api import Memory
+    from memdown.services.verify import repair, verify
+    from memdown.store import daily
+
+    entries = [daily.Entry(datetime(2026, 11, 20, 10, n), "s1", f"t{n}", "~/t.jsonl", [f"did step {n}"])
+               for n in range(3)]
+    path = [daily.append_entry(memory_root, e) for e in entries][0]
+    mem = Memory.open(memory_root, embedder=fake_embedder)
+    mem.index()
+    assert verify(mem).ok
+    path.write_text(path.read_text().replace(daily.render_entry(entries[1]), ""))  # a stale save, just now
+    mem.index()
+    report = verify(mem)
+    assert not report.ok and report.missing_turns == ["memory/2026-11-20.md: turn t1 (session s1)"]
+    after = repair(mem, report)
+    assert after.ok and "turn:t1 " in path.read_text() and path.read_text().count("turn:t1 ") == 1
+    assert any("wrote back 1" in action for action in after.repaired)
