@@ -68,7 +68,7 @@ def _temp_name(path: Path) -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None,
-                       unchanged: Callable[[], bool] | None = None) -> bool:
+                       unchanged: Callable[[], bool] | None = None, durable: bool = True) -> bool:
     """Write ``data`` to ``path`` so readers see the old file or the new one.
 
     Temp file in the same folder, fsync, rename, fsync the folder. The file gets ``mode`` when
@@ -76,7 +76,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None,
     keeps its mode, and a new one gets what the process umask allows (0666 minus the umask, as
     ``open()`` would; memdown's own processes run with a private umask, ``paths.private_umask``).
     ``unchanged`` (compare-and-swap, see ``edit_text``) is asked right before the rename; False
-    leaves ``path`` alone and returns False.
+    leaves ``path`` alone and returns False. ``durable=False`` skips the fsyncs (a hint whose loss
+    in a crash only costs a recheck).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +93,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None,
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         if unchanged is not None and not unchanged():
@@ -103,12 +105,13 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None,
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
     return True
 
 
-def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
-    atomic_write_bytes(path, encode_text(text), mode=mode)
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None, durable: bool = True) -> None:
+    atomic_write_bytes(path, encode_text(text), mode=mode, durable=durable)
 
 
 def _make_private(fd: int) -> None:

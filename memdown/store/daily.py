@@ -31,7 +31,7 @@ from markdown_it import MarkdownIt
 from .. import paths
 from ..fsutil import edit_locked, file_lock, file_lock_for
 from . import written
-from .anchors import Anchor, anchor_escape, parse_anchor
+from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
 
 _md = MarkdownIt("commonmark", {"html": True})
 
@@ -88,24 +88,41 @@ _SESSION_HEADING = re.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)", re.M)
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)", re.M)
 
 
-def _anchor_re(session: str, turn: str | None = None) -> re.Pattern[str]:
-    tail = r"\s+turn:" + re.escape(turn) + r"(?=\s|-->)" if turn else r"(?=\s|-->)"
-    return re.compile(r"^ {0,3}<!--\s*session:" + re.escape(session) + tail, re.M)
+def _anchor_at(text: str, session: str, turn: str | None, found: int) -> int | None:
+    """End of the anchor line holding ``found`` (an offset of its session or turn), if it is ``session``'s anchor."""
+    start = text.rfind("\n", 0, found) + 1
+    end = text.find("\n", found)
+    end = len(text) if end < 0 else end
+    fields = ANCHOR_RE.match(text[start:end].lstrip(" ")) if end - start < 4096 else None
+    if fields is None or text[start:end].startswith("    "):
+        return None
+    anchor = parse_anchor(fields.group(0))
+    if anchor is None or anchor.session != session or (turn is not None and anchor.turn != turn):
+        return None
+    return end
 
 
 def has_turn(text: str, session: str, turn: str) -> bool:
-    return _anchor_re(session, turn).search(text) is not None
+    """Is ``session``'s ``turn`` anchored in ``text``? A substring search first: C speed, whatever the day's length."""
+    needle = f"turn:{turn}"
+    found = text.find(needle)
+    while found >= 0:
+        if _anchor_at(text, session, turn, found) is not None:
+            return True
+        found = text.find(needle, found + 1)
+    return False
 
 
 def _after_last_anchor(text: str, session: str) -> int | None:
-    """Offset just after the line of ``session``'s last anchor, or None."""
-    last = None
-    for last in _anchor_re(session).finditer(text):
-        pass
-    if last is None:
-        return None
-    end = text.find("\n", last.end())
-    return len(text) if end < 0 else end + 1
+    """Offset just after the line of ``session``'s last anchor, or None (searched from the end)."""
+    needle = f"session:{session}"
+    found = text.rfind(needle)
+    while found >= 0:
+        end = _anchor_at(text, session, None, found)
+        if end is not None:
+            return min(end + 1, len(text))
+        found = text.rfind(needle, 0, found)
+    return None
 
 
 def _next_session_heading(text: str, start: int) -> int | None:

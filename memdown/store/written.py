@@ -102,7 +102,8 @@ def _digest(text: str) -> str:
 
 def remember(root: Path, day_file: Path, text: str) -> None:
     """Stamp ``text`` as what memdown left in the file (the caller holds the lock and wrote it)."""
-    atomic_write_text(_stamp_file(root, day_file), _digest(text), mode=paths.PRIVATE_FILE_MODE)
+    # A hint: lost in a crash, the next write only compares the ledger with the file once more.
+    atomic_write_text(_stamp_file(root, day_file), _digest(text), mode=paths.PRIVATE_FILE_MODE, durable=False)
 
 
 def changed_by_others(root: Path, day_file: Path, text: str | None = None) -> bool:

@@ -253,3 +253,25 @@ def test_verify_reports_a_recorded_turn_that_vanished_and_repair_writes_it_back(
     after = repair(mem, report)
     assert after.ok and "turn:t1 " in path.read_text() and path.read_text().count("turn:t1 ") == 1
     assert any("wrote back 1" in action for action in after.repaired)
+
+
+def test_the_line_scan_places_entries_as_the_markdown_parse_did():
+    """Sessions interleaved, a code fence holding '# ...' lines and an indented (code) anchor: same placement."""
+    from datetime import datetime
+
+    from memdown.store import daily
+
+    def entry(session: str, turn: str) -> daily.Entry:
+        return daily.Entry(datetime(2026, 11, 20, 10, 5), session, turn, "~/t.jsonl", [f"{session} {turn}"])
+
+    text = daily.insert_entry("", entry("a", "a1"))
+    text = daily.insert_entry(text, entry("b", "b1"))
+    text = text.replace("- a a1\n", "- a a1\n\n```sh\n# not a heading\n```\n\n    <!-- session:b turn:fake -->\n")
+    text = daily.insert_entry(text, entry("a", "a2"))
+    text = daily.insert_entry(text, entry("b", "b2"))
+    assert daily.insert_entry(text, entry("b", "b1")) is None and daily.insert_entry(text, entry("b", "fake"))
+    sections = text.split("## Session")
+    assert len(sections) == 3
+    assert "turn:a1 " in sections[1] and "turn:a2 " in sections[1] and sections[1].index("# not a heading") < \
+        sections[1].index("turn:a2 ")
+    assert "turn:b1 " in sections[2] and "turn:b2 " in sections[2]

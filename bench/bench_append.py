@@ -1,0 +1,92 @@
+"""Cost of appending one turn to a long day: the 10th turn against the 2,000th (issue 21, item 4).
+
+    python bench/bench_append.py [--turns 10,500,1000,2000] [--sessions 1,8] [--repeat 9] [--source DIR]
+
+A day file already holding N-1 entries (written in the daily-log format,
+spread over ``--sessions`` session sections) gets one more entry through
+``memdown.store.daily.append_entry``, the call the capture worker makes per
+turn; the median of ``--repeat`` appends is printed. With one session the
+new entry goes at the end of the file; with several it goes to the end of the
+first session's section, in the middle of the file.
+
+``--source DIR`` runs the same measurement against another source tree (an
+older checkout made with ``git archive``) for before/after figures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+BULLETS = ["Asked: make the importer retry on HTTP 503 and log the attempt",
+           "Outcome: The importer retries three times with backoff; tests pass.",
+           "Files changed: `src/importer.py`, `tests/test_importer.py`",
+           "Commands: `pytest tests/test_importer.py -q`"]
+
+
+def _day_text(turns: int, sessions: int) -> str:
+    """A day of ``turns`` entries in ``sessions`` contiguous session sections (the format daily.py writes)."""
+    parts = ["# 2026-11-20\n"]
+    per = max(1, turns // sessions)
+    n = 0
+    for s in range(sessions):
+        parts.append(f"\n## Session {s % 24:02d}:00\n")
+        for _ in range(per if s < sessions - 1 else turns - n):
+            parts.append(f"\n### {s % 24:02d}:{n % 60:02d}\n<!-- session:sess-{s} turn:turn-{n:05d} "
+                         f"transcript:~/.claude/projects/p/sess-{s}.jsonl -->\n"
+                         + "".join(f"- {b} ({n})\n" for b in BULLETS))
+            n += 1
+    return "".join(parts)
+
+
+def inner(turns: int, sessions: int, repeat: int) -> list[float]:
+    from memdown.store import daily
+
+    root = Path(tempfile.mkdtemp(prefix="memdown-append-")) / ".memdown"
+    path = root / "memory" / "2026-11-20.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(_day_text(turns - 1, sessions))
+    took = []
+    for k in range(repeat):
+        entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), "sess-0", f"new-{k}",
+                            "~/.claude/projects/p/sess-0.jsonl", BULLETS)
+        started = time.perf_counter()
+        assert daily.append_entry(root, entry) is not None
+        took.append(time.perf_counter() - started)
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--turns", default="10,500,1000,2000")
+    parser.add_argument("--sessions", default="1,8")
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--source", help="measure this source tree instead of the installed memdown")
+    parser.add_argument("--inner", nargs=3, type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inner:
+        print(json.dumps(inner(*args.inner)))
+        return
+    env = dict(os.environ)
+    if args.source:
+        env["PYTHONPATH"] = str(Path(args.source).resolve())
+    print(f"append one entry to a day of N entries (median of {args.repeat}; load {os.getloadavg()[0]:.2f}"
+          f"{', source ' + args.source if args.source else ''})")
+    print(f"{'sessions':>8} {'N':>6} {'median ms':>10} {'max ms':>8}")
+    for sessions in (int(s) for s in args.sessions.split(",")):
+        for turns in (int(t) for t in args.turns.split(",")):
+            out = subprocess.run([sys.executable, __file__, "--inner", str(turns), str(sessions), str(args.repeat)],
+                                 capture_output=True, text=True, env=env, check=True)
+            took = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{sessions:8} {turns:6} {statistics.median(took) * 1000:10.1f} {max(took) * 1000:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
