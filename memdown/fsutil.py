@@ -295,20 +295,28 @@ def _append_if_same(path: Path, seen: Seen, tail: bytes) -> bool:
         if not _same(os.fstat(fd), seen) or _digest(os.pread(fd, seen.size + 1, 0)) != seen.digest:
             return False
         view = memoryview(tail)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:  # a full disk mid-entry: the file goes back to what was read, no torn tail
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, seen.size)
+            raise
         return True
     finally:
         os.close(fd)
 
 
-def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "") -> R:
+def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "",
+                in_place: bool = True) -> R:
     """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
 
     ``text`` is the file's content (``initial`` when there is no file). The new text is written only
     if the file is unchanged since it was read; else it is read again and ``change`` runs again.
     Raises ``EditConflictError`` when the file never holds still (``EDIT_ATTEMPTS`` tries).
+    ``in_place=False`` replaces the file even for an append (all-or-nothing even when the writer is
+    killed mid-write; for a file the model loads, such as a CLAUDE.md).
     """
     path = Path(path)
     for attempt in range(EDIT_ATTEMPTS):
@@ -318,7 +326,7 @@ def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: 
         if new_text == text:
             return result
         data = encode_text(new_text)
-        if seen.ino and len(data) > seen.size and data.startswith(seen.data):
+        if in_place and seen.ino and len(data) > seen.size and data.startswith(seen.data):
             if _append_if_same(path, seen, data[seen.size:]):
                 return result
         elif atomic_write_bytes(path, data, unchanged=lambda: still(path, seen)):
@@ -328,9 +336,9 @@ def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: 
 
 
 def edit_text(path: Path, change: Callable[[str], tuple[str, R]], *, timeout: float = 10.0,
-              initial: str = "", lock_path: Path | None = None) -> R:
-    """``edit_locked`` under the file's lock (``file_lock_for(path)`` unless ``lock_path``)."""
+              initial: str = "") -> R:
+    """``edit_locked`` under the file's lock (``file_lock_for(path)``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(lock_path or file_lock_for(path), timeout=timeout):
+    with file_lock(file_lock_for(path), timeout=timeout):
         return edit_locked(path, change, initial=initial)

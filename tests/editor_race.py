@@ -87,10 +87,11 @@ def hook_env(project: Path, home: Path) -> dict[str, str]:
 class Recording:
     """``sessions`` transcripts recorded into ``project`` by real Stop hooks."""
 
-    def __init__(self, tmp: Path, project: Path, sessions: int, *, name: str = "race") -> None:
+    def __init__(self, tmp: Path, project: Path, sessions: int, *, name: str = "race",
+                 extra_env: dict[str, str] | None = None) -> None:
         self.tmp, self.project = Path(tmp), Path(project)
         self.root = self.project / ".memdown"
-        self.env = hook_env(self.project, self.tmp / f"home-{name}")
+        self.env = {**hook_env(self.project, self.tmp / f"home-{name}"), **(extra_env or {})}
         self.builders = [TranscriptBuilder(session_id=f"{name}-{uuid.uuid4().hex[:8]}-{n:02d}", cwd=str(project))
                          for n in range(sessions)]
         self.procs: list[subprocess.Popen] = []

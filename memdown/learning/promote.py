@@ -17,7 +17,7 @@ and may come from anyone.
 
 Before any change the current file is copied to
 ``.memdown/backups/<UTC stamp>-<target>-CLAUDE.md``; the new content replaces
-the file with ``fsutil.atomic_write_text`` (temp file, fsync, rename), so a
+the file with ``fsutil.edit_locked`` (compare-and-swap; temp file, fsync, rename), so a
 crash at any moment leaves the old file or the new one, never a mix.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import NotApprovedError, UsageError
-from ..fsutil import atomic_write_bytes, atomic_write_text, file_lock
+from ..fsutil import atomic_write_bytes, edit_locked, file_lock
 from ..signals import store
 from ..signals.text import one_line
 from . import approvals, learnings
@@ -204,17 +204,19 @@ def backup(root: Path, path: Path, target: str) -> Path | None:
 
 def _edit_target(root: Path, target: str, change, path: Path | None = None) -> dict:
     path = path or target_path(root, target)
+    done: dict = {"target": target, "path": str(path), "backup": None, "changed": False}
+
+    def apply(old: str) -> tuple[str, None]:
+        new = change(old)
+        if new != old:  # backed up as read; a person's save meanwhile makes edit_locked read and back up again
+            saved = backup(root, path, target)
+            done.update(backup=str(saved) if saved else None, changed=True)
+        return new, None
+
     with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
-        try:
-            old = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            old = None
-        new = change(old or "")
-        if new == (old or ""):
-            return {"target": target, "path": str(path), "backup": None, "changed": False}
-        saved = backup(root, path, target) if old is not None else None
-        atomic_write_text(path, new)
-    return {"target": target, "path": str(path), "backup": str(saved) if saved else None, "changed": True}
+        # compare-and-swap: a person's save of CLAUDE.md is never overwritten; replaced whole, never torn
+        edit_locked(path, apply, in_place=False)
+    return done
 
 
 def add_rule(root: Path, target: str, learning_id: str, rule: str, *, token: str) -> dict:
