@@ -265,12 +265,14 @@ def _look(path: Path) -> Seen:
     return Seen(data, st.st_size, st.st_mtime_ns, st.st_ino, _digest(data))
 
 
-def _settled(path: Path) -> Seen:
+def _settled(path: Path, existed: bool = False) -> Seen:
     """Read ``path``; a file that is empty or was written a moment ago may be a save in progress
-    (truncate, then write in pieces): wait for it to settle, at most ``SETTLE_SECONDS``."""
+    (truncate, then write in pieces), and one that ``existed`` but is missing may be mid-replace
+    (git unlinks, then creates): wait for it to settle, at most ``SETTLE_SECONDS``."""
     seen = _look(path)
     deadline = time.monotonic() + SETTLE_SECONDS
-    while seen.ino and (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and time.monotonic() < deadline:
+    while (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and (seen.ino or existed) \
+            and time.monotonic() < deadline:
         time.sleep(0.01)
         seen = _look(path)
     return seen
@@ -289,7 +291,15 @@ def still(path: Path, seen: Seen) -> bool:
     return bool(seen.ino) and _same(st, seen) and _look(path).digest == seen.digest
 
 
-def _append_if_same(path: Path, seen: Seen, tail: bytes) -> bool:
+class Append(str):
+    """What a ``change`` returns to add this text at the end of the file (no copy of the whole file)."""
+
+
+def _identity(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int]) -> bool:
     fd = os.open(path, os.O_RDWR | os.O_APPEND)
     try:
         if not _same(os.fstat(fd), seen) or _digest(os.pread(fd, seen.size + 1, 0)) != seen.digest:
@@ -303,33 +313,50 @@ def _append_if_same(path: Path, seen: Seen, tail: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, seen.size)
             raise
+        wrote[:] = _identity(os.fstat(fd))
         return True
     finally:
         os.close(fd)
 
 
-def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "",
-                in_place: bool = True) -> R:
-    """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
-
-    ``text`` is the file's content (``initial`` when there is no file). The new text is written only
-    if the file is unchanged since it was read; else it is read again and ``change`` runs again.
-    Raises ``EditConflictError`` when the file never holds still (``EDIT_ATTEMPTS`` tries).
-    ``in_place=False`` replaces the file even for an append (all-or-nothing even when the writer is
-    killed mid-write; for a file the model loads, such as a CLAUDE.md).
-    """
-    path = Path(path)
-    for attempt in range(EDIT_ATTEMPTS):
-        seen = _settled(path)
-        text = seen.data.decode("utf-8") if seen.ino else initial
-        new_text, result = change(text)
-        if new_text == text:
-            return result
+def _write_once(path: Path, seen: Seen, text: str, new_text: str, in_place: bool, wrote: list[int]) -> bool:
+    """One compare-and-swap write of ``new_text`` (an ``Append`` adds to ``text``); False: the file changed."""
+    if isinstance(new_text, Append):
+        tail = encode_text(new_text)
+        if in_place and seen.ino:
+            return _append_if_same(path, seen, tail, wrote)
+        data = (seen.data if seen.ino else encode_text(text)) + tail
+    else:
         data = encode_text(new_text)
         if in_place and seen.ino and len(data) > seen.size and data.startswith(seen.data):
-            if _append_if_same(path, seen, data[seen.size:]):
-                return result
-        elif atomic_write_bytes(path, data, unchanged=lambda: still(path, seen)):
+            return _append_if_same(path, seen, data[seen.size:], wrote)
+    if not atomic_write_bytes(path, data, unchanged=lambda: still(path, seen)):
+        return False
+    wrote[:] = _identity(os.stat(path))
+    return True
+
+
+def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "",
+                in_place: bool = True, wrote: list[int] | None = None, existed: bool = False) -> R:
+    """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
+
+    ``text`` is the file's content (``initial`` when there is no file); ``new_text`` is the whole new
+    content, or an ``Append`` of what to add at the end. It is written only if the file is unchanged
+    since it was read; else it is read again and ``change`` runs again. Raises ``EditConflictError``
+    when the file never holds still (``EDIT_ATTEMPTS`` tries). ``in_place=False`` replaces the file
+    even for an append (all-or-nothing even when the writer is killed mid-write; for a file the model
+    loads, such as a CLAUDE.md). ``wrote`` receives [size, mtime_ns, inode] of the file as written.
+    ``existed``: the caller knows the file was there, so a missing one may be mid-replace (waited for).
+    """
+    path = Path(path)
+    wrote = [] if wrote is None else wrote
+    for attempt in range(EDIT_ATTEMPTS):
+        seen = _settled(path, existed)
+        text = seen.data.decode("utf-8") if seen.ino else initial
+        new_text, result = change(text)
+        if new_text == text or (isinstance(new_text, Append) and not new_text):
+            return result
+        if _write_once(path, seen, text, new_text, in_place, wrote):
             return result
         time.sleep(min(0.005 * (attempt + 1), 0.1))
     raise EditConflictError(f"{path.name} kept changing while memdown wrote it; the write is retried later")

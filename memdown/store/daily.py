@@ -29,7 +29,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from .. import paths
-from ..fsutil import edit_locked, file_lock, file_lock_for
+from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
 from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
 
@@ -156,7 +156,7 @@ def insert_entry(text: str, entry: Entry) -> str | None:
 def _heal(root: Path, path: Path, text: str, report: dict) -> str:
     """``text`` with the entries judged lost in a race written back (see ``store.written``)."""
     report["restored"], report["deleted"] = [], []
-    report["changed"] = written.changed_by_others(root, path, text)
+    report["changed"] = written.changed_by_others(root, path)
     if not report["changed"]:
         return text
     lost, deleted = written.judge(root, path, text)
@@ -168,19 +168,43 @@ def _heal(root: Path, path: Path, text: str, report: dict) -> str:
     return text
 
 
+def _trailing_newlines(text: str) -> int:
+    n = 0
+    while n < len(text) and text[-1 - n] == "\n":
+        n += 1
+    return n
+
+
+def _as_append(text: str, entry: Entry) -> Append | None:
+    """``entry`` as an addition at the end of ``text`` when that is where ``place_block`` puts it
+    (the usual case: the session's section is the last one); None otherwise."""
+    newlines = _trailing_newlines(text)
+    if not text or newlines > 2 or text.isspace():
+        return None
+    after = _after_last_anchor(text, entry.session)
+    if after is not None and _next_session_heading(text, after) is not None:
+        return None
+    heading = "" if after is not None else f"## Session {entry.when:%H:%M}\n\n"
+    return Append("\n" * (2 - newlines) + heading + render_entry(entry))
+
+
 def _write(root: Path, path: Path, entry: Entry | None) -> dict:
     """Heal, then place ``entry``, in one compare-and-swap edit under the file's lock; ledger noted."""
     report: dict = {}
+    identity: list[int] = []
 
     def change(text: str) -> tuple[str, None]:
         healed = _heal(root, path, text, report)
-        placed = insert_entry(healed, entry) if entry is not None else None
-        report["written"] = placed is not None
-        report["text"] = placed if placed is not None else healed
-        return report["text"], None
+        report["written"] = entry is not None and not has_turn(healed, entry.session, entry.turn)
+        if not report["written"]:
+            return healed, None
+        assert entry is not None
+        tail = _as_append(text, entry) if healed is text else None
+        return (tail if tail is not None else place_block(healed, f"{entry.when:%Y-%m-%d}", entry.session,
+                                                          render_entry(entry), f"{entry.when:%H:%M}")), None
 
     with file_lock(file_lock_for(path), timeout=30):
-        edit_locked(path, change)
+        edit_locked(path, change, wrote=identity, existed=written.stamped(root, path))
         now = time.time()
         records = [{"turn": w.turn, "session": w.session, "at": now, "block": w.block, "restored": True}
                    for w in report["restored"]]
@@ -188,8 +212,8 @@ def _write(root: Path, path: Path, entry: Entry | None) -> dict:
         if report["written"] and entry is not None:
             records.append({"turn": entry.turn, "session": entry.session, "at": now, "block": render_entry(entry)})
         written.note(root, path, records)
-        if records or report["changed"]:
-            written.remember(root, path, report["text"])  # what the file holds now: the next write compares
+        if identity or report["changed"]:  # what the file is now: the next write compares
+            written.remember(root, path, identity or written.file_identity(path))
     return report
 
 

@@ -2,8 +2,9 @@
 
 Each entry written to a day file is noted in ``state/written/<file>.jsonl``
 (machine-local, 0600): its turn, session, when it was written and the block
-itself. When the file is later found changed by someone else (its content's
-hash differs from the stamp of what memdown last wrote there) and a noted entry is
+itself. When the file is later found changed by someone else (its size,
+mtime or inode differ from the stamp taken right after memdown's last write,
+and memdown's compare-and-swap saw the bytes it read) and a noted entry is
 gone, it is judged (docs/entries.md, "When an entry vanishes"):
 
 - **lost in a race**, and written again, when the file's last change came
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from ..fsutil import append_line, atomic_write_text, encode_text
+from ..fsutil import append_line, atomic_write_text
 from .anchors import ANCHOR_RE, parse_anchor
 from .gitstate import last_git_write, removed_in_a_commit
 
@@ -94,33 +95,37 @@ def note(root: Path, day_file: Path, records: list[dict]) -> None:
     append_line(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), rotate_at=1 << 62)
 
 
-def _digest(text: str) -> str:
-    import hashlib
-
-    return hashlib.blake2b(encode_text(text), digest_size=16).hexdigest()
-
-
-def remember(root: Path, day_file: Path, text: str) -> None:
-    """Stamp ``text`` as what memdown left in the file (the caller holds the lock and wrote it)."""
-    # A hint: lost in a crash, the next write only compares the ledger with the file once more.
-    atomic_write_text(_stamp_file(root, day_file), _digest(text), mode=paths.PRIVATE_FILE_MODE, durable=False)
+def file_identity(day_file: Path) -> list[int] | None:
+    try:
+        st = os.stat(day_file)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def changed_by_others(root: Path, day_file: Path, text: str | None = None) -> bool:
-    """Does ``day_file`` (its ``text`` when given) differ from what memdown last left there?
-    Only files with a ledger can have lost anything."""
+def remember(root: Path, day_file: Path, identity: list[int] | None) -> None:
+    """Stamp the file as memdown left it: [size, mtime_ns, inode] right after its write (the caller
+    holds the lock). A hint: lost in a crash, the next write compares the ledger with the file once more."""
+    atomic_write_text(_stamp_file(root, day_file), json.dumps(identity), mode=paths.PRIVATE_FILE_MODE,
+                      durable=False)
+
+
+def stamped(root: Path, day_file: Path) -> bool:
+    """Did memdown leave ``day_file`` existing at its last write?"""
+    try:
+        return json.loads(_stamp_file(root, day_file).read_text()) is not None
+    except (OSError, ValueError):
+        return False
+
+
+def changed_by_others(root: Path, day_file: Path) -> bool:
+    """Has anyone but memdown changed ``day_file`` since memdown last wrote it? Only files with a
+    ledger can have lost anything. One ``stat``: an append never reads the file to ask."""
     if not ledger_file(root, day_file).exists():
         return False
-    if text is None:
-        try:
-            text = Path(day_file).read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            text = ""
-        except OSError:
-            return False
     try:
-        return _stamp_file(root, day_file).read_text().strip() != _digest(text)
-    except OSError:
+        return json.loads(_stamp_file(root, day_file).read_text()) != file_identity(day_file)
+    except (OSError, ValueError):
         return True
 
 
