@@ -192,29 +192,43 @@ def shim_latency(active: list[dict], runs: int) -> None:
         floors = {"python -I -S -c pass (the venv's)": [str(venv / "bin" / "python"), "-I", "-S", "-c", "pass"],
                   "shim with a no-op memdown": [str(REPO / "hooks" / "memdown-hook"), "PreToolUse"]}
         for label, argv in floors.items():
-            times = _timed(argv, "{}", {**env, "MEMDOWN_BIN": str(noop)}, runs)
-            print(f"floor, {label}: median {statistics.median(times):.1f} ms over {runs} runs; load {load()}")
-        for label, command in (("stopped", "cd web && npm install left-pad"), ("passes", "git status && ls -la")):
+            times = _timed(argv, "{}", {**env, "MEMDOWN_BIN": str(noop)}, runs, label)
+            print(f"floor, {label}: median {statistics.median(times):.1f} ms ({_cpu(label)}) over {runs} runs; "
+                  f"load {load()}")
+        bare = {**env, "MEMDOWN_HOME": str(Path(tmp) / "no-guards")}
+        for label, command, where in (("stopped", "cd web && npm install left-pad", env),
+                                      ("passes", "git status && ls -la", env),
+                                      ("no guard file", "npm install", bare)):
             payload = json.dumps({"session_id": "b", "cwd": str(project), "tool_name": "Bash",
                                   "tool_input": {"command": command}})
-            times, out = [], ""
-            for _ in range(runs):
-                start = time.perf_counter()
-                out = subprocess.run([str(REPO / "hooks" / "memdown-hook"), "PreToolUse"], input=payload, env=env,
-                                     capture_output=True, text=True).stdout
-                times.append(1000 * (time.perf_counter() - start))
-            print(f"shim PreToolUse ({label}): median {statistics.median(times):.1f} ms, p90 "
+            times = _timed([str(REPO / "hooks" / "memdown-hook"), "PreToolUse"], payload, where, runs, label)
+            out = subprocess.run([str(REPO / "hooks" / "memdown-hook"), "PreToolUse"], input=payload, env=where,
+                                 capture_output=True, text=True).stdout
+            print(f"shim PreToolUse ({label}): median {statistics.median(times):.1f} ms ({_cpu(label)}), p90 "
                   f"{sorted(times)[int(0.9 * len(times))]:.1f} ms over {runs} runs; load {load()}; "
                   f"answer {'deny' if 'deny' in out else out.strip()[:20]}")
 
 
-def _timed(argv: list[str], stdin: str, env: dict, runs: int) -> list[float]:
+CPU: dict[str, list[float]] = {}  # label -> CPU ms (user + system) of each run's processes
+
+
+def _timed(argv: list[str], stdin: str, env: dict, runs: int, label: str = "") -> list[float]:
+    """Wall ms of each run; the CPU ms of each run (less sensitive to the machine's load) go to CPU[label]."""
+    import resource
+
     times = []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(argv, input=stdin, env=env, capture_output=True, text=True)
         times.append(1000 * (time.perf_counter() - start))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        CPU.setdefault(label, []).append(1000 * (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
     return times
+
+
+def _cpu(label: str) -> str:
+    return f"CPU median {statistics.median(CPU[label]):.1f} ms" if CPU.get(label) else ""
 
 
 def main() -> None:
