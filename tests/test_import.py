@@ -187,3 +187,13 @@ def test_imported_signals_stay_out_of_default_search_and_answer_kind_signal(isol
     assert hits and all(h["kind"] != "signal" for h in hits), hits
     asked = json.loads(run_memdown("search", "use pnpm not npm", "--kind", "signal", "--json", env=ENV).stdout)
     assert asked and asked[0]["kind"] == "signal" and asked[0]["source"] == "signals/2026-04-02.md"
+
+
+def test_summarize_claude_without_claude_fails_in_one_line_before_importing(isolate_paths, memory_root, tmp_path):
+    folder = _history(isolate_paths)
+    _session(folder, "2026-04-02")
+    empty = tmp_path / "nobin"
+    empty.mkdir()
+    proc = run_memdown("import", "--summarize", "claude", env={**ENV, "PATH": str(empty)})
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert not (memory_root / "memory").exists()

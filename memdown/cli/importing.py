@@ -41,6 +41,12 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
     config = load_settings(root)
     use_claude = summarize == "claude"
     if use_claude:
+        import shutil
+
+        from ..errors import UsageError
+
+        if shutil.which("claude") is None:
+            raise UsageError("--summarize claude needs the `claude` CLI on PATH", hint="or leave it out: extractive")
         calls = pending_units(root, transcripts)
         click.echo(f"import: --summarize claude makes {calls} `claude -p` call(s) on your quota "
                    f"({len(transcripts)} session(s)).", err=True)

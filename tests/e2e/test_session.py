@@ -76,3 +76,16 @@ def test_a_forked_session_does_not_record_the_parents_turns_again(make_world) ->
     wait_for_workers(world)
     wait_until(lambda: f"session:{fork.session_id}" in world.daily_text(), 60, "the fork's entry")
     assert world.daily_text().count("<!-- session:") == 2, world.daily_text()
+
+
+def test_a_resumed_session_records_only_its_new_turn(make_world) -> None:
+    world = make_world(main_agent).with_memdown_on_path().init_memory()
+    first = world.claude("What retry budget should the upload client use? Decide and record it.")
+    wait_for_workers(world)
+    wait_until(lambda: f"session:{first.session_id}" in world.daily_text(), 60, "the first entry")
+    resumed = world.claude("Anything else to change in the uploader?", resume=first.session_id)
+    assert resumed.proc.returncode == 0, resumed.proc.stderr
+    wait_for_workers(world)
+    wait_until(lambda: world.daily_text().count("<!-- session:") >= 2, 60, "the resumed turn's entry")
+    turns = re.findall(r"<!-- session:\S+ turn:(\S+)", world.daily_text())
+    assert len(turns) == len(set(turns)) == 2, world.daily_text()
