@@ -33,10 +33,14 @@ def main() -> None:
 
         try:
             code = run(argv)
-        except BrokenPipeError:  # the reader went away (`memdown search … | head -3`)
-            from .cli.failure import quiet_broken_pipe
+        except BrokenPipeError:  # the reader went away (`memdown search … | head -3`), or another pipe broke
+            from .cli.failure import quiet_broken_pipe, stdout_closed
 
-            code = quiet_broken_pipe()
+            if stdout_closed():
+                code = quiet_broken_pipe()
+            else:  # a socket or another pipe broke: a failure to report, not a reader that left
+                sys.stderr.write("Error: a pipe or socket memdown used closed early\n")
+                code = 1
         if code is not None:
             sys.exit(code)
     from .cli.app import main as cli_main

@@ -20,7 +20,7 @@ import click
 
 from .. import __version__
 from ..errors import MemdownError
-from .failure import error_text, quiet_broken_pipe, wants_json
+from .failure import error_text, quiet_broken_pipe, stdout_closed, wants_json
 from .recorded import output_gate
 
 # Each name is a module in this package with a ``COMMANDS`` tuple.
@@ -62,7 +62,9 @@ class MemdownGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except BrokenPipeError:
+        except BrokenPipeError as exc:
+            if not stdout_closed():  # not our reader: another pipe or socket broke, say so
+                raise MemdownError(f"a pipe or socket memdown used closed early ({exc})") from None
             sys.exit(quiet_broken_pipe())
 
 

@@ -31,6 +31,23 @@ def error_text(message: str, exit_code: int, kind: str, *, as_json: bool) -> str
     return f"Error: {message}"
 
 
+def stdout_closed(fd: int | None = None) -> bool:
+    """Whether our stdout is a pipe whose reader went away (poll reports an error on its write end).
+
+    A BrokenPipeError raised anywhere else (a socket, a child process's pipe) is a failure to report,
+    not a reader that left: treated as one, it ended the command with exit 141 and nothing on stdout
+    or stderr (an agent's search then "printed nothing"). When this cannot be told, it says yes.
+    """
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno() if fd is None else fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test runner's buffer), no poll
+        return True
+
+
 def quiet_broken_pipe() -> int:
     """The reader closed our stdout: send what is still buffered nowhere and say nothing.
 

@@ -38,18 +38,26 @@ def _one_fence(out: str, command: str) -> str:
     return nonce
 
 
+def _ok(*args: str, env: dict | None = None):
+    """Every run must succeed, and a failure says why: an unchecked one showed up here as "printed nothing"
+    under load (#19). One way to get exactly that, exit 141 with no output at all, was a BrokenPipeError
+    that was not stdout's taken for a reader that left (fixed: cli/failure.stdout_closed)."""
+    result = run_memdown(*args, env=env)
+    assert result.returncode == 0 and result.stdout, (args, result.returncode, result.stderr)
+    return result
+
+
 @pytest.mark.integration
 def test_search_and_expand_are_fenced_for_an_agent_and_plain_for_people(memory_root: Path) -> None:
-    assert run_memdown("init").returncode == 0
+    _ok("init")
     write_poisoned_daily(memory_root)
     daily = memory_root / "memory" / "2026-11-21.md"
     daily.write_text(daily.read_text().replace("\x00", ""))  # a NUL byte makes the indexer skip the file as binary
-    assert "0 file(s) indexed" not in run_memdown("index").stdout
+    assert "0 file(s) indexed" not in _ok("index").stdout
 
-    agent = run_memdown("search", "instructions deploy developer mode", "-k", "20", env=AGENT)
-    assert agent.returncode == 0, agent.stderr
+    agent = _ok("search", "instructions deploy developer mode", "-k", "20", env=AGENT)
     nonce = _one_fence(agent.stdout, "search")
-    again = run_memdown("search", "instructions deploy developer mode", "-k", "20", env=AGENT)
+    again = _ok("search", "instructions deploy developer mode", "-k", "20", env=AGENT)
     assert _one_fence(again.stdout, "search") != nonce  # fresh per run: no closer can be written in advance
     for name in ("override", "fake_closer", "system_tag", "pipe_to_shell"):
         assert MARKERS[name] in agent.stdout, name  # shown as flagged data, not dropped
@@ -57,29 +65,28 @@ def test_search_and_expand_are_fenced_for_an_agent_and_plain_for_people(memory_r
     ids = re.findall(r"^\[\d+\] ([0-9a-f]{12}) ", agent.stdout, re.MULTILINE)
     assert len(ids) >= 2  # the agent can still expand what it found (windows join neighbouring turns)
 
-    people = run_memdown("search", "instructions deploy developer mode", "-k", "20")
+    people = _ok("search", "instructions deploy developer mode", "-k", "20")
     assert not OPEN.search(people.stdout) and fence.LABEL not in people.stdout and "[flagged" not in people.stdout
     assert re.findall(r"^\[\d+\] ([0-9a-f]{12}) ", people.stdout, re.MULTILINE) == ids
     assert HOSTILE["fake_closer"] in people.stdout  # people see the file as it is
-    assert run_memdown("search", "deploy", "--no-fence", env=AGENT).stdout.startswith("[1] ")
-    assert run_memdown("search", "deploy", "--fence").stdout.startswith("<memdown-recorded-notes")
-    assert not OPEN.search(run_memdown("search", "deploy", env={**AGENT, "MEMDOWN_FENCE": "0"}).stdout)
+    assert _ok("search", "deploy", "--no-fence", env=AGENT).stdout.startswith("[1] ")
+    assert _ok("search", "deploy", "--fence").stdout.startswith("<memdown-recorded-notes")
+    assert not OPEN.search(_ok("search", "deploy", env={**AGENT, "MEMDOWN_FENCE": "0"}).stdout)
 
     for chunk_id in ids:
-        shown = run_memdown("expand", chunk_id, env=AGENT)
-        assert shown.returncode == 0, shown.stderr
+        shown = _ok("expand", chunk_id, env=AGENT)
         _one_fence(shown.stdout, "expand")
         assert len(shown.stdout) <= fence.BLOCK_CHARS  # the 300,000-character entry is cut, the fence still closes
 
-    hits = json.loads(run_memdown("search", "instructions deploy developer mode", "-k", "20", "--json", env=AGENT).stdout)
-    plain = json.loads(run_memdown("search", "instructions deploy developer mode", "-k", "20", "--json").stdout)
+    hits = json.loads(_ok("search", "instructions deploy developer mode", "-k", "20", "--json", env=AGENT).stdout)
+    plain = json.loads(_ok("search", "instructions deploy developer mode", "-k", "20", "--json").stdout)
     assert [h["id"] for h in hits] == [h["id"] for h in plain] and "label" not in plain[0]
     assert all(h["label"] == fence.LABEL for h in hits)
     closer = next(h for h in hits if "developer mode" in h["text"])
     assert "fake-tag" in closer["flags"] and "</memdown-recorded-notes" not in json.dumps(hits)
     assert any("override" in h["flags"] for h in hits)
     assert [] in [h["flags"] for h in hits]  # the ordinary fix is not flagged
-    section = json.loads(run_memdown("expand", ids[0], "--json", env=AGENT).stdout)
+    section = json.loads(_ok("expand", ids[0], "--json", env=AGENT).stdout)
     assert section["label"] == fence.LABEL and isinstance(section["flags"], list)
 
 
