@@ -57,6 +57,8 @@ def decision(answer: dict) -> str:
     ("Never edit `package-lock.json` by hand.", "deny", "package-lock.json"),
     ("Do not touch the files in `migrations/`.", "deny", "migrations/"),
     ("Use yarn instead of npm.", "deny", ["npm"]),
+    ("Always use pnpm for installs and scripts in this repository.", "ask", ["npm"]),  # the others of its family
+    ("Use uv for dependencies.", "ask", ["pip"]),
 ])
 def test_a_rule_that_names_a_command_or_a_file_compiles_to_a_guard(rule, kind, what):
     spec = guards.compile_rule(rule)
@@ -71,7 +73,8 @@ def test_a_rule_that_names_a_command_or_a_file_compiles_to_a_guard(rule, kind, w
 
 @pytest.mark.parametrize("rule", [
     "Use tabs, not spaces.", "Use UTC, not local time.", "Name the three sync steps bootstrap, backfill and delta.",
-    "Don't apologize so much.", "Never use `sudo pip install`.", "Always answer in French.",
+    "Don't apologize so much.", "Never use `sudo pip install`.", "Always answer in French.", "Use tabs.",
+    "Use pip only when uv fails.", "Use `ruff` for linting.",
 ])
 def test_a_rule_that_names_no_command_compiles_to_nothing(rule):
     assert guards.compile_rule(rule) is None
@@ -107,6 +110,15 @@ def test_the_forbidden_command_is_caught_in_any_shell_shape(command, suggestion)
 ])
 def test_near_misses_pass(command):
     assert shellguard.check(PNPM, "Bash", {"command": command}, "/p/.memdown") is None
+
+
+def test_a_preferred_tool_asks_before_the_others_of_its_family():
+    pnpm = [{"id": "L", "rule": "r", **guards.compile_rule("Always use `pnpm`.")}]
+    for command in ("npm install", "yarn add x", "bun install", "npx vite"):
+        hit = shellguard.check(pnpm, "Bash", {"command": command}, "/p")
+        assert hit is not None and hit[0] == "ask", command
+    for command in ("pnpm install", "pnpm dlx vite", "node x.js"):
+        assert shellguard.check(pnpm, "Bash", {"command": command}, "/p") is None, command
 
 
 def test_force_push_short_flags_and_scoped_rules():

@@ -43,6 +43,10 @@ systemctl service crontab tmux screen vim nano code jq yq openssl
 """.split())
 # A package manager's own runner: the guard on one also covers the other.
 RUNNER_OF = {"npm": ["npx"], "pnpm": ["pnpm", "dlx"], "yarn": ["yarn", "dlx"], "bun": ["bunx"], "uv": ["uvx"]}
+# Tools that do the same job: "always use pnpm" asks before npm, yarn or bun.
+FAMILIES = (("npm", "pnpm", "yarn", "bun"), ("pip", "poetry", "pipenv", "uv"))
+_ONLY = re.compile(r"^(?:always\s+|only\s+)?use\s+(?P<good>`[^`]+`|\S+)(?P<rest>(?:\s+\S+)*)\s*$", re.I)
+_ONLY_BUT = re.compile(r"\b(?:not|never|except|unless|when|if|with|instead|rather|than|over|or|and\s+not)\b", re.I)
 # Options with a short alias the rule may not spell.
 FLAG_ALIASES = {"--force": "-f", "--recursive": "-r", "--no-verify": "-n", "--all": "-a", "--yes": "-y"}
 
@@ -128,7 +132,7 @@ def _forbid(bad: list[str], good: list[str], where: str = "") -> list[dict]:
     if where:
         for item in out:
             item["within"] = where
-    if len(bad) == 1 and bad[0] in RUNNER_OF:
+    if len(bad) == 1 and len(RUNNER_OF.get(bad[0], ())) == 1:  # npx, bunx, uvx: their own programs
         runner = RUNNER_OF[bad[0]]
         out.append({"argv": runner[:1], "instead": RUNNER_OF.get(good[0], []) if len(good) == 1 else []})
     return out
@@ -164,6 +168,13 @@ def compile_rule(text: str) -> dict | None:
             use = _USE_AFTER.search(found["bad"]) or _first_sentence_with(text[found.end():], _USE_AFTER)
             forbid = _forbid(bad, command_of(use["good"]) if use else [], scope_of(found["bad"]))
             return {"decision": decision, "forbid": forbid}
+    found = _first_sentence_with(text, _ONLY)
+    if found and not _ONLY_BUT.search(found["rest"]):
+        good = command_of(found["good"])
+        family = next((f for f in FAMILIES if good[:1] and good[0] in f), ())
+        if family:
+            others = [[tool] for tool in family if tool != good[0]]
+            return {"decision": "ask", "forbid": [item for bad in others for item in _forbid(bad, good[:1])]}
     found = _first_sentence_with(text, _REQUIRE)
     if found:
         how = _words((found["how"] or found["how2"]).strip("`"))
