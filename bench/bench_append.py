@@ -9,6 +9,11 @@ turn; the median of ``--repeat`` appends is printed. With one session the
 new entry goes at the end of the file; with several it goes to the end of the
 first session's section, in the middle of the file.
 
+``--batches 4x500`` instead records one session of 2,000 turns through the
+capture pipeline (``services.capture.record_session``, extractive summaries),
+500 new turns per call, and prints each batch's seconds: the shape the issue
+measured (1, 3, 5 and 6.7 minutes before).
+
 ``--source DIR`` runs the same measurement against another source tree (an
 older checkout made with ``git archive``) for before/after figures.
 """
@@ -63,16 +68,49 @@ def inner(turns: int, sessions: int, repeat: int) -> list[float]:
     return took
 
 
+def batches(count: int, size: int) -> list[float]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from transcript_factory import TranscriptBuilder
+
+    from memdown.config import load_config
+    from memdown.services.capture import record_session
+
+    tmp = Path(tempfile.mkdtemp(prefix="memdown-batches-"))
+    root = tmp / "project" / ".memdown"
+    root.mkdir(parents=True)
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"  # no model
+    config = load_config(root)
+    b = TranscriptBuilder(cwd=str(tmp / "project"))
+    took = []
+    for _ in range(count):
+        for n in range(size):
+            b.prompt(f"turn {len(b.turn_uuids)}: make the importer retry on HTTP 503")
+            b.tool("Bash", {"command": "pytest tests/test_importer.py -q"}, "1 passed")
+            b.reply(f"Done with turn {len(b.turn_uuids)}.")
+        transcript = b.write(tmp / "t.jsonl")
+        started = time.perf_counter()
+        record_session(root, transcript, b.session_id, config=config)
+        took.append(time.perf_counter() - started)
+    return took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", default="10,500,1000,2000")
     parser.add_argument("--sessions", default="1,8")
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--source", help="measure this source tree instead of the installed memdown")
+    parser.add_argument("--batches", help="COUNTxSIZE: record one session in COUNT calls of SIZE new turns")
     parser.add_argument("--inner", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
         print(json.dumps(inner(*args.inner)))
+        return
+    if args.batches:
+        count, size = (int(x) for x in args.batches.split("x"))
+        took = batches(count, size)
+        print(f"one session, {count} captures of {size} new turns each (load {os.getloadavg()[0]:.2f}): "
+              + ", ".join(f"{t:.1f} s" for t in took))
         return
     env = dict(os.environ)
     if args.source:

@@ -229,12 +229,13 @@ def file_lock_for(path: Path) -> Path:
 #
 # The lock only binds memdown's writers. A person's editor or git may save the file at any moment:
 # in place (truncate, then write) or by renaming a new file over it. So a change is written only if
-# the file is still the one that was read (size, mtime, inode and a hash of the bytes), checked right
+# the file is still the one that was read (size, mtime, inode and its bytes), checked right
 # before the write, and recomputed from a fresh read otherwise. A change that only adds at the end is
 # appended in place (O_APPEND), so it never replaces anything a person saved.
 
 EDIT_ATTEMPTS = 40
 SETTLE_SECONDS = 1.0  # how long an empty file may be an editor's save in progress
+TAIL_CHECK_BYTES = 65536  # an append compares the file's identity and its last 64 KB with what was read
 QUIET_NS = 20_000_000  # a file written in the last 20 ms may be mid-save: wait until it is this quiet
 R = TypeVar("R")
 
@@ -246,13 +247,6 @@ class Seen(NamedTuple):
     size: int
     mtime_ns: int
     ino: int
-    digest: bytes
-
-
-def _digest(data: bytes) -> bytes:
-    import hashlib  # not at module level: hooks import fsutil and never edit
-
-    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _look(path: Path) -> Seen:
@@ -261,18 +255,19 @@ def _look(path: Path) -> Seen:
             st = os.fstat(handle.fileno())
             data = handle.read()
     except FileNotFoundError:
-        return Seen(b"", 0, 0, 0, b"")
-    return Seen(data, st.st_size, st.st_mtime_ns, st.st_ino, _digest(data))
+        return Seen(b"", 0, 0, 0)
+    return Seen(data, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _settled(path: Path, existed: bool = False) -> Seen:
+def _settled(path: Path, left: list[int] | None = None) -> Seen:
     """Read ``path``; a file that is empty or was written a moment ago may be a save in progress
-    (truncate, then write in pieces), and one that ``existed`` but is missing may be mid-replace
-    (git unlinks, then creates): wait for it to settle, at most ``SETTLE_SECONDS``."""
+    (truncate, then write in pieces), and one the caller ``left`` ([size, mtime_ns, inode] after its
+    own last write) but is missing may be mid-replace (git unlinks, then creates): wait for it to
+    settle, at most ``SETTLE_SECONDS``. A file exactly as the caller left it is complete: no wait."""
     seen = _look(path)
     deadline = time.monotonic() + SETTLE_SECONDS
-    while (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and (seen.ino or existed) \
-            and time.monotonic() < deadline:
+    while (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and (seen.ino or left) \
+            and [seen.size, seen.mtime_ns, seen.ino] != left and time.monotonic() < deadline:
         time.sleep(0.01)
         seen = _look(path)
     return seen
@@ -283,12 +278,12 @@ def _same(stat_result: os.stat_result, seen: Seen) -> bool:
 
 
 def still(path: Path, seen: Seen) -> bool:
-    """Is ``path`` the file ``seen`` read (same identity and bytes)?"""
+    """Is ``path`` the file ``seen`` read (same identity and the same bytes)?"""
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return not seen.ino
-    return bool(seen.ino) and _same(st, seen) and _look(path).digest == seen.digest
+    return bool(seen.ino) and _same(st, seen) and _look(path).data == seen.data
 
 
 class Append(str):
@@ -302,7 +297,10 @@ def _identity(st: os.stat_result) -> list[int]:
 def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int]) -> bool:
     fd = os.open(path, os.O_RDWR | os.O_APPEND)
     try:
-        if not _same(os.fstat(fd), seen) or _digest(os.pread(fd, seen.size + 1, 0)) != seen.digest:
+        # Identity, then the last bytes: a file that was quiet when read (``_settled``) cannot change
+        # without a new mtime, so comparing the whole day per append would only repeat that check.
+        tail_at = max(0, seen.size - TAIL_CHECK_BYTES)
+        if not _same(os.fstat(fd), seen) or os.pread(fd, seen.size - tail_at + 1, tail_at) != seen.data[tail_at:]:
             return False
         view = memoryview(tail)
         try:
@@ -337,7 +335,7 @@ def _write_once(path: Path, seen: Seen, text: str, new_text: str, in_place: bool
 
 
 def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "",
-                in_place: bool = True, wrote: list[int] | None = None, existed: bool = False) -> R:
+                in_place: bool = True, wrote: list[int] | None = None, left: list[int] | None = None) -> R:
     """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
 
     ``text`` is the file's content (``initial`` when there is no file); ``new_text`` is the whole new
@@ -346,12 +344,13 @@ def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: 
     when the file never holds still (``EDIT_ATTEMPTS`` tries). ``in_place=False`` replaces the file
     even for an append (all-or-nothing even when the writer is killed mid-write; for a file the model
     loads, such as a CLAUDE.md). ``wrote`` receives [size, mtime_ns, inode] of the file as written.
-    ``existed``: the caller knows the file was there, so a missing one may be mid-replace (waited for).
+    ``left``: [size, mtime_ns, inode] of the file after the caller's last write, if it knows (see
+    ``_settled``).
     """
     path = Path(path)
     wrote = [] if wrote is None else wrote
     for attempt in range(EDIT_ATTEMPTS):
-        seen = _settled(path, existed)
+        seen = _settled(path, left)
         text = seen.data.decode("utf-8") if seen.ino else initial
         new_text, result = change(text)
         if new_text == text or (isinstance(new_text, Append) and not new_text):

@@ -204,7 +204,7 @@ def _write(root: Path, path: Path, entry: Entry | None) -> dict:
                                                           render_entry(entry), f"{entry.when:%H:%M}")), None
 
     with file_lock(file_lock_for(path), timeout=30):
-        edit_locked(path, change, wrote=identity, existed=written.stamped(root, path))
+        edit_locked(path, change, wrote=identity, left=written.stamp(root, path))
         now = time.time()
         records = [{"turn": w.turn, "session": w.session, "at": now, "block": w.block, "restored": True}
                    for w in report["restored"]]

@@ -110,12 +110,13 @@ def remember(root: Path, day_file: Path, identity: list[int] | None) -> None:
                       durable=False)
 
 
-def stamped(root: Path, day_file: Path) -> bool:
-    """Did memdown leave ``day_file`` existing at its last write?"""
+def stamp(root: Path, day_file: Path) -> list[int] | None:
+    """[size, mtime_ns, inode] of ``day_file`` right after memdown's last write (None: none, or it was gone)."""
     try:
-        return json.loads(_stamp_file(root, day_file).read_text()) is not None
+        value = json.loads(_stamp_file(root, day_file).read_text())
     except (OSError, ValueError):
-        return False
+        return None
+    return value if isinstance(value, list) else None
 
 
 def changed_by_others(root: Path, day_file: Path) -> bool:
@@ -126,7 +127,7 @@ def changed_by_others(root: Path, day_file: Path) -> bool:
     try:
         return json.loads(_stamp_file(root, day_file).read_text()) != file_identity(day_file)
     except (OSError, ValueError):
-        return True
+        return True  # no stamp yet: compare the ledger with the file once
 
 
 def present_turns(text: str) -> set[str]:

@@ -275,3 +275,20 @@ def test_the_line_scan_places_entries_as_the_markdown_parse_did():
     assert "turn:a1 " in sections[1] and "turn:a2 " in sections[1] and sections[1].index("# not a heading") < \
         sections[1].index("turn:a2 ")
     assert "turn:b1 " in sections[2] and "turn:b2 " in sections[2]
+
+
+@pytest.mark.parametrize("style", ["inplace", "rename"])
+def test_an_append_racing_a_save_is_recomputed_not_lost(tmp_path, style):
+    from memdown import fsutil
+
+    path = tmp_path / "day.md"
+    path.write_text("# 2026-11-20\n\n" + "old entry\n" * 20000)  # longer than the tail the append compares
+    saved = _saves_during_first_read(path, style, "a person's line\n")
+
+    def change(text: str) -> tuple[str, int]:
+        calls = saved(text)[1]
+        return fsutil.Append("- entry\n"), calls
+
+    assert fsutil.edit_text(path, change) == 2
+    text = path.read_text()
+    assert text.endswith("a person's line\n- entry\n") and text.count("- entry") == 1
