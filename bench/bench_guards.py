@@ -201,9 +201,9 @@ def shim_latency(active: list[dict], runs: int) -> None:
                                       ("no guard file", "npm install", bare)):
             payload = json.dumps({"session_id": "b", "cwd": str(project), "tool_name": "Bash",
                                   "tool_input": {"command": command}})
-            times = _timed([str(REPO / "hooks" / "memdown-hook"), "PreToolUse"], payload, where, runs, label)
-            out = subprocess.run([str(REPO / "hooks" / "memdown-hook"), "PreToolUse"], input=payload, env=where,
-                                 capture_output=True, text=True).stdout
+            shim = [str(REPO / "hooks" / "memdown-hook"), "PreToolUse", "guards"]  # as hooks.json runs it
+            times = _timed(shim, payload, where, runs, label)
+            out = subprocess.run(shim, input=payload, env=where, capture_output=True, text=True).stdout
             print(f"shim PreToolUse ({label}): median {statistics.median(times):.1f} ms ({_cpu(label)}), p90 "
                   f"{sorted(times)[int(0.9 * len(times))]:.1f} ms over {runs} runs; load {load()}; "
                   f"answer {'deny' if 'deny' in out else out.strip()[:20]}")

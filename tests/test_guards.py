@@ -285,3 +285,32 @@ def test_reflect_guards_lists_and_removes(memory_root: Path, isolate_paths: Path
     assert removed.returncode == 0 and f"removed 1 guard(s) of {lrn}" in removed.stdout
     assert hook(bash(isolate_paths, "npm install")) == {}
     assert f"memdown:{lrn}" in (memory_root.parent / "CLAUDE.md").read_text()  # the rule itself stays
+
+
+def _shim_guards(payload: dict, tmp_path: Path, **env: str) -> tuple[dict, bool]:
+    """The shim as hooks.json runs it for Bash/Edit/Write; (answer, whether memdown was started)."""
+    marker = tmp_path / "started"
+    fake = tmp_path / "fake-memdown"
+    fake.write_text(f"#!/bin/sh\ntouch '{marker}'\nexec '{Path(sys.executable).parent / 'memdown'}' \"$@\"\n")
+    fake.chmod(0o755)
+    proc = subprocess.run([str(SHIM), "PreToolUse", "guards"], input=json.dumps(payload), capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "MEMDOWN_BIN": str(fake), **env})
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), marker.exists()
+
+
+def test_without_a_guard_file_the_shim_answers_without_python(isolate_paths: Path, tmp_path: Path):
+    answer, started = _shim_guards(bash(isolate_paths, "npm install"), tmp_path)
+    assert answer == {} and not started
+
+
+@pytest.mark.parametrize("spell", ["plain", "tilde", "xdg"])
+def test_with_a_guard_file_the_shim_finds_it_however_the_home_is_spelled(memory_root: Path, isolate_paths: Path,
+                                                                         tmp_path: Path, spell: str):
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    home = paths.memdown_home()
+    env = {"plain": {}, "tilde": {"MEMDOWN_HOME": "~/" + str(home.relative_to(Path.home()))},
+           "xdg": {"MEMDOWN_HOME": "", "XDG_DATA_HOME": str(home.parent)}}[spell]
+    assert home.parent.name == "share" and home.name == "memdown"  # conftest's layout, which "xdg" relies on
+    answer, started = _shim_guards(bash(isolate_paths, "npm install"), tmp_path, **env)
+    assert started and decision(answer) == "deny"

@@ -34,7 +34,10 @@ EXPECTED_TIMEOUTS = {
 }
 # SessionStart sources of the real client (2.1.328): startup, resume, clear, compact, fork.
 EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork", "PreCompact": "manual|auto",
-                     "PreToolUse": "Skill|Bash|Edit|Write|MultiEdit"}
+                     "PreToolUse": "Skill"}
+# Events with a second group: (matcher, the shim's extra argument). Guards answer without Python
+# when there is no guard file (see hooks/memdown-hook).
+EXTRA_GROUPS = {"PreToolUse": ("Bash|Edit|Write|MultiEdit", "guards")}
 SKILLS = ["memory-recall", "memory-status", "reflect", "reflect-toggle"]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"
@@ -86,7 +89,7 @@ def test_icon_is_a_square_png_the_validator_accepts() -> None:
 
 # --- hooks.json ------------------------------------------------------------------
 
-_COMMAND = re.compile(r'^"\$\{CLAUDE_PLUGIN_ROOT\}/(?P<path>[^"]+)" (?P<event>[A-Za-z]+)$')
+_COMMAND = re.compile(r'^"\$\{CLAUDE_PLUGIN_ROOT\}/(?P<path>[^"]+)" (?P<event>[A-Za-z]+)(?: (?P<extra>[a-z]+))?$')
 
 
 def test_hooks_json_events_and_commands() -> None:
@@ -94,16 +97,17 @@ def test_hooks_json_events_and_commands() -> None:
     assert set(hooks) == set(EXPECTED_TIMEOUTS)
     for event, groups in hooks.items():
         assert event in KNOWN_EVENTS, event
-        assert len(groups) == 1
-        group = groups[0]
-        assert group.get("matcher") == EXPECTED_MATCHERS.get(event), event
-        assert len(group["hooks"]) == 1
-        hook = group["hooks"][0]
-        assert hook["type"] == "command"
-        assert hook["timeout"] == EXPECTED_TIMEOUTS[event]
-        m = _COMMAND.match(hook["command"])
-        assert m, hook["command"]
-        assert m["event"] == event
+        expected = [(EXPECTED_MATCHERS.get(event), None)] + ([EXTRA_GROUPS[event]] if event in EXTRA_GROUPS else [])
+        assert len(groups) == len(expected)
+        for group, (matcher, extra) in zip(groups, expected):
+            assert group.get("matcher") == matcher, event
+            assert len(group["hooks"]) == 1
+            hook = group["hooks"][0]
+            assert hook["type"] == "command"
+            assert hook["timeout"] == EXPECTED_TIMEOUTS[event]
+            m = _COMMAND.match(hook["command"])
+            assert m, hook["command"]
+            assert m["event"] == event and m["extra"] == extra
         target = REPO / m["path"]
         assert target == SHIM
         assert target.is_file() and os.access(target, os.X_OK)
