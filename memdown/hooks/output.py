@@ -46,10 +46,20 @@ class HookOutput:
             out["systemMessage"] = self.system_message
         specific: dict[str, Any] = {}
         if self.context:
-            specific["additionalContext"] = self.context[:CLAUDE_CODE_CAP]
+            specific["additionalContext"] = _within_cap(self.context)
         if self.permission:
             specific["permissionDecision"] = self.permission
             specific["permissionDecisionReason"] = self.permission_reason
         if specific:
             out["hookSpecificOutput"] = {"hookEventName": self.event, **specific}
         return out
+
+
+def _within_cap(context: str) -> str:
+    """``context`` cut to Claude Code's cap after a whole fenced block, never inside one (a fence whose
+    closing tag is cut off would leave the rest of the prompt looking like recorded notes)."""
+    if len(context) <= CLAUDE_CODE_CAP:
+        return context
+    end = context.rfind("\n</memdown-recorded-notes", 0, CLAUDE_CODE_CAP)
+    end = context.find("\n", end + 1) if end >= 0 else -1
+    return context[:end] if 0 <= end <= CLAUDE_CODE_CAP else ""

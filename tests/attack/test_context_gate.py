@@ -201,6 +201,17 @@ def test_hook_output_refuses_raw_context() -> None:
     assert "<system-reminder>" not in out["hookSpecificOutput"]["additionalContext"]
 
 
+def test_context_over_the_cap_is_cut_between_fences_never_inside_one() -> None:
+    from memdown.hooks.output import CLAUDE_CODE_CAP, HookOutput
+
+    blocks = [fence.fence(f"block {n}", [f"entry {n}.{i} " + "x" * 500 for i in range(8)], limit=4_500)
+              for n in range(3)]
+    context = HookOutput("SessionStart", context=fence.join(blocks)).to_json()["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= CLAUDE_CODE_CAP
+    assert_fenced(context)
+    assert context.count("<memdown-recorded-notes") == 2
+
+
 def test_additional_context_is_built_in_one_place() -> None:
     """Only hooks/output.py names additionalContext; everything it gets is a fence.Gated."""
     offenders = []
