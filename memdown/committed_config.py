@@ -22,7 +22,7 @@ import re
 import time
 from pathlib import Path
 
-from . import paths
+from . import fsutil, paths
 from .errors import ConfigError
 
 FILE_NAME = "config-approvals.jsonl"
@@ -58,7 +58,7 @@ def key(root: Path, dotted: str, value: object) -> str:
 
 def _keys() -> set[str]:
     try:
-        raw = approvals_file().read_text(encoding="utf-8", errors="replace")
+        raw = fsutil.read_text(approvals_file(), errors="replace")
     except OSError:
         return set()
     found = set()
@@ -84,11 +84,6 @@ def approve(root: Path, dotted: str, value: object) -> str:
     line = json.dumps({"key": digest, "root": str(root), "setting": dotted, "value": value,
                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n"
     path = approvals_file()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsutil.make_dirs(path.parent, mode=0o700)
+    fsutil.append_bytes(path, line.encode("utf-8"), mode=0o600)
     return digest

@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # not `import typing` at run time: hooks load config
 if TYPE_CHECKING:
     from typing import Any
 
-from . import paths
+from . import fsutil, paths
 from .committed_config import ARGV_KEYS, CONTROLLED, approved, claude_argv, is_argument  # noqa: F401 (claude_argv)
 from .errors import ConfigError
 
@@ -215,8 +215,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib  # ~10 ms; hooks skip it when no config file exists
 
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(fsutil.read_text(path, limit=1 << 20))
     except FileNotFoundError:
         return {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

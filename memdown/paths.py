@@ -87,13 +87,23 @@ def _main_worktree_fast(here: Path) -> Path | None:
     return here
 
 
+# Memory roots a person named (``--dir``, ``MEMDOWN_DIR``): the file layer (``fsutil``) starts its
+# no-symlink walk at them. A root found from the working folder is ``<project>/.memdown``, and the
+# walk starts at ``<project>``, so a committed ``.memdown`` symlink is refused too.
+NAMED_ROOTS: set[str] = set()
+
+
 def memory_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
     """The memory root: ``--dir`` > ``MEMDOWN_DIR`` > ``<project>/.memdown``."""
     if explicit:
-        return Path(explicit).expanduser().resolve()
+        named = Path(explicit).expanduser().resolve()
+        NAMED_ROOTS.add(str(named))
+        return named
     env = _env_path("MEMDOWN_DIR")
     if env is not None:
-        return env.resolve()
+        named = env.resolve()
+        NAMED_ROOTS.add(str(named))
+        return named
     return project_root(start) / MEMORY_DIR_NAME
 
 

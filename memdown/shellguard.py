@@ -46,13 +46,26 @@ def guard_path(home: str) -> str:
     return os.path.join(home, GUARD_FILE)
 
 
+def _read_plain(path: str, limit: int) -> bytes:
+    """The file's first ``limit`` bytes, as the file layer would read them (no link, no FIFO), without
+    importing it: fsutil pulls in pathlib, which the PreToolUse short path must not pay for."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def load(home: str) -> list[dict[str, Any]]:
     """The compiled guards ([] when there are none or the file is unreadable)."""
     import json  # here, not at the top: a session without guards never pays for json, re and shlex
 
     try:
-        with open(guard_path(home), "rb") as handle:
-            data = json.loads(handle.read(1 << 20))
+        data = json.loads(_read_plain(guard_path(home), 1 << 20))
     except (OSError, ValueError):
         return []
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("guards"), list):

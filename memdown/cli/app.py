@@ -42,10 +42,9 @@ class MemdownGroup(click.Group):
         except MemdownError as exc:
             _fail(exc.one_line(), exc.exit_code, type(exc).__name__, as_json=wants_json(argv))
         except click.ClickException as exc:
-            if not wants_json(argv):
-                exc.show()
-                sys.exit(exc.exit_code)
-            _fail(exc.format_message(), exc.exit_code, type(exc).__name__, as_json=True)
+            _fail(_click_line(exc), exc.exit_code, type(exc).__name__, as_json=wants_json(argv))
+        except OSError as exc:  # a folder that cannot exist or be written (`init --dir /proc/1/nope`, a full disk)
+            _fail(_os_line(exc), 1, type(exc).__name__, as_json=wants_json(argv))
         except click.Abort:
             click.echo("Aborted!", err=True)
             sys.exit(1)
@@ -66,6 +65,20 @@ class MemdownGroup(click.Group):
             if not stdout_closed():  # not our reader: another pipe or socket broke, say so
                 raise MemdownError(f"a pipe or socket memdown used closed early ({exc})") from None
             sys.exit(quiet_broken_pipe())
+
+
+def _click_line(exc: click.ClickException) -> str:
+    """click's usage error on one line (click prints usage, a hint and the error on four)."""
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        return f"{message} (see `{ctx.command_path} --help`)"
+    return message
+
+
+def _os_line(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename else ""
+    return " ".join(f"{exc.strerror or type(exc).__name__}{where}".split())
 
 
 def _fail(message: str, exit_code: int, kind: str, *, as_json: bool) -> None:

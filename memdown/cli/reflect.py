@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from .. import paths
+from .. import fsutil, paths
 from .common import dir_option, json_option, load_settings, print_json, resolve_root
 
 TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
@@ -284,7 +284,7 @@ def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json
     from ..transcript.layout import first_session_id, session_stem
 
     root = resolve_root(memory_dir)
-    root.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(root)
     session_id = session_id or first_session_id(transcript) or session_stem(transcript)
     found = mine_session(root, transcript, session_id, config=load_settings(root))
     if as_json:

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from .. import fsutil
 from .common import dir_option, fence_option, json_option, print_json, resolve_root
 from .recorded import Fenced, labelled, wanted
 
@@ -23,7 +24,7 @@ def _recorded_transcripts(root: Path) -> Iterator[Path]:
 
     for day in paths.daily_files(root):
         try:
-            text = day.read_text(encoding="utf-8", errors="replace")
+            text = fsutil.read_text(day, errors="replace")
         except OSError:
             continue
         for match in ANCHOR_RE.finditer(text):

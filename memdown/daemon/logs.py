@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 
 LOGGER_NAME = "memdown.daemon"
 MAX_BYTES = 1_000_000
@@ -26,11 +26,11 @@ def setup_logging(root: Path, *, level: int = logging.INFO, max_bytes: int = MAX
     in a memory root that was not created by ``memdown init``.
     """
     folder = paths.logs_dir(Path(root))
-    folder.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(folder)
     ignore = folder / ".gitignore"
-    if not ignore.exists():
+    if fsutil.lstat(ignore) is None:
         try:
-            ignore.write_text("*\n", encoding="utf-8")
+            fsutil.atomic_write_text(ignore, "*\n")
         except OSError:
             pass
     from ..logfiles import RotatingLog, append_rotating, redirected_to

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import signal
 import threading
 import time
@@ -191,8 +190,7 @@ class Daemon:
         from ..live import barrier
 
         self.server.start()
-        shutil.rmtree(barrier.folder(self.root), ignore_errors=True)  # questions of processes now gone
-        barrier.folder(self.root).mkdir(parents=True, exist_ok=True)
+        barrier.reset(self.root)  # questions of processes now gone
         self.watcher.start()
         self._indexer = threading.Thread(target=self.writer.run, name="indexer", daemon=True)
         self._indexer.start()

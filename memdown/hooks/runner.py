@@ -115,6 +115,7 @@ def main(argv: list[str]) -> int:
             return 0
         payload = _read_payload()
         root = root_for(payload)
+        _notices_to_log(root, event)
         budget = BUDGETS[event]
 
         def arm() -> None:
@@ -143,6 +144,13 @@ def main(argv: list[str]) -> int:
         except Exception:
             pass
     return 0
+
+
+def _notices_to_log(root: Path | None, event: str) -> None:
+    """A file the file layer refuses is named in the hook log, not on Claude Code's screen."""
+    from ..fsutil import set_notice_sink
+
+    set_notice_sink(lambda line: log_line(root, event, line))
 
 
 def _dumps(out: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import fsutil
 from ..fsutil import atomic_write_text
 from ..paths import PRIVATE_FILE_MODE
 
@@ -87,7 +88,7 @@ def load_records(index_dir: Path) -> dict[str, FileRecord]:
     """
     path = records_path(index_dir)
     try:
-        text = path.read_text()
+        text = fsutil.read_text(path)
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError:

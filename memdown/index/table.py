@@ -21,8 +21,8 @@ from pathlib import Path
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
+from .. import fsutil
 from ..errors import IndexUnavailableError
-from ..fsutil import atomic_write_text
 from ..paths import PRIVATE_FILE_MODE
 from .records import ROW_FIELDS, FileRecord, RecordsDamaged, load_records, records_path, save_records
 
@@ -157,7 +157,7 @@ class ChunkTable:
 
     def _load_sidecars(self) -> None:
         try:
-            self.meta = IndexMeta.from_json(json.loads(self.meta_path.read_text()))
+            self.meta = IndexMeta.from_json(json.loads(fsutil.read_text(self.meta_path)))
             self.files = load_records(self.dir)
         except (TypeError, RecordsDamaged) as exc:
             raise IndexUnavailableError(f"index metadata damaged ({exc})") from None
@@ -170,7 +170,7 @@ class ChunkTable:
             self.meta.table_version = int(self._table.version)
             self.meta.table_files = self._table_files()
         save_records(self.dir, self.files)
-        atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
+        fsutil.atomic_write_text(self.meta_path, json.dumps(self.meta.__dict__, indent=1), mode=PRIVATE_FILE_MODE)
 
     # --- lifecycle --------------------------------------------------------
     def exists(self) -> bool:

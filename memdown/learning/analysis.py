@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 from ..config import Config
 from ..fsutil import file_lock
 from ..signals import store
@@ -60,7 +60,7 @@ def mark_seen(root: Path, candidates: list[C.Candidate]) -> None:
 
     path = seen_file(root)
     try:
-        seen = set(json.loads(path.read_text(encoding="utf-8")))
+        seen = set(json.loads(fsutil.read_text(path)))
     except (OSError, ValueError, TypeError):
         seen = set()
     new = {sig_id for cand in candidates for sig_id in cand.signal_ids} - seen

@@ -19,6 +19,7 @@ import os
 import secrets
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 
 
@@ -34,7 +35,7 @@ def key(target_path: Path, token: str, text: str) -> str:
 
 def _keys() -> set[str]:
     try:
-        raw = paths.approvals_file().read_text(encoding="utf-8", errors="replace")
+        raw = fsutil.read_text(paths.approvals_file(), errors="replace")
     except OSError:
         return set()
     found = set()
@@ -62,11 +63,6 @@ def approve(target_path: Path, token: str, text: str, *, learning_id: str = "", 
     line = json.dumps({"key": digest, "learning": learning_id, "target": target, "path": str(target_path),
                        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}) + "\n"
     path = paths.approvals_file()
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsutil.make_dirs(path.parent, mode=0o700)
+    fsutil.append_bytes(path, line.encode("utf-8"), mode=0o600)
     return digest

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..fsutil import atomic_write_text
@@ -51,7 +52,7 @@ def _cached(root: Path) -> dict:
     cache = paths.state_dir(root) / "reflect-cache.json"
     stamp = _stamp(root)
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data = json.loads(fsutil.read_text(cache))
         if data.get("stamp") == stamp:
             return data
     except (OSError, ValueError, AttributeError):

@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..config import Config, memdown_disabled
 from ..fsutil import atomic_write_text
@@ -134,7 +135,7 @@ def _digest(data: bytes) -> str:
 def _index(root: Path) -> list[dict]:
     cache_path = _cache_path(root)
     try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        cache = json.loads(fsutil.read_text(cache_path))
         files = cache.get("files", {}) if isinstance(cache, dict) and cache.get("version") == INDEX_VERSION else {}
     except (OSError, ValueError):
         files = {}
@@ -153,7 +154,7 @@ def _index(root: Path) -> list[dict]:
             continue
         changed = True
         try:
-            data = path.read_bytes()
+            data = fsutil.read_bytes(path)
         except OSError:
             continue
         size = int(old.get("size", -1)) if old else -1

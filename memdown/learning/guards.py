@@ -28,7 +28,7 @@ import re
 import shlex
 from pathlib import Path
 
-from .. import paths, shellguard
+from .. import fsutil, paths, shellguard
 from ..fsutil import atomic_write_text, file_lock
 
 KNOWN_TOOLS = frozenset("""
@@ -204,7 +204,7 @@ def _read() -> list[dict]:
 
 def _write(guards: list[dict]) -> None:
     home = guards_home()
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fsutil.make_dirs(home, mode=0o700)
     data = {"format": shellguard.FORMAT, "guards": guards}
     atomic_write_text(Path(shellguard.guard_path(str(home))), json.dumps(data, ensure_ascii=False, indent=1) + "\n",
                       mode=paths.PRIVATE_FILE_MODE)

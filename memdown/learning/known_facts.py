@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import fsutil
 from ..signals.text import content_tokens
 from .promote import target_files
 
@@ -19,7 +20,7 @@ def known_facts(root: Path) -> list[str]:
     sources = [path for _, path in target_files(root)] + [root / "learnings.md"]
     for source in sources:
         try:
-            text = source.read_text(encoding="utf-8", errors="replace")
+            text = fsutil.read_text(source, errors="replace")
         except OSError:
             continue
         for line in text.splitlines():

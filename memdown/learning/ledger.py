@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..fsutil import atomic_write_text, file_lock
 
@@ -20,7 +21,7 @@ def _path() -> Path:
 
 def load() -> dict:
     try:
-        data = json.loads(_path().read_text(encoding="utf-8"))
+        data = json.loads(fsutil.read_text(_path()))
     except (OSError, ValueError):
         return {"fingerprints": {}}
     if not isinstance(data, dict) or not isinstance(data.get("fingerprints"), dict):

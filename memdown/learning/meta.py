@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..fsutil import atomic_write_text, file_lock
 
@@ -24,7 +25,7 @@ def stats_file(root: Path) -> Path:
 
 def load(root: Path) -> dict[str, dict[str, int]]:
     try:
-        data = json.loads(stats_file(root).read_text(encoding="utf-8"))
+        data = json.loads(fsutil.read_text(stats_file(root)))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..committed_config import claude_argv
 from ..config import SUMMARIZER_ENV, Config
@@ -89,7 +90,7 @@ def claude_rule(quote: str, context: str, *, model: str, timeout: float = CLAUDE
     if not exe:
         return None
     workdir = paths.memdown_home() / "summarizer"
-    workdir.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(workdir)
     prompt = INSTRUCTIONS + (f"What the agent had just done:\n{redact(context)[:1500]}\n\n" if context else "")
     prompt += f"The user's words:\n{redact(quote)[:1500]}\n"
     try:
@@ -117,7 +118,7 @@ def rule_for(root: Path, quote: str, context: str, config: Config) -> str:
     """The rule for this quote: as phrased before, else by ``claude -p`` when enabled, else by the template."""
     cache = _cache_file(root)
     try:
-        known = json.loads(cache.read_text(encoding="utf-8"))
+        known = json.loads(fsutil.read_text(cache))
     except (OSError, ValueError):
         known = {}
     known = known if isinstance(known, dict) else {}

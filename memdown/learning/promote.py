@@ -26,7 +26,7 @@ import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 from ..errors import NotApprovedError, UsageError
 from ..fsutil import atomic_write_bytes, edit_locked, file_lock
 from ..signals import store
@@ -190,10 +190,10 @@ def _drop_empty_section(text: str) -> str:
     return text
 
 
-def backup(root: Path, path: Path, target: str) -> Path | None:
+def backup(root: Path, path: Path, target: str, within: Path | None = None) -> Path | None:
     """Copy ``path`` into ``.memdown/backups/`` (atomically); None when it does not exist."""
     try:
-        data = Path(path).read_bytes()
+        data = fsutil.read_bytes(Path(path), root=within)
     except FileNotFoundError:
         return None
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
@@ -205,11 +205,15 @@ def backup(root: Path, path: Path, target: str) -> Path | None:
 def _edit_target(root: Path, target: str, change, path: Path | None = None) -> dict:
     path = path or target_path(root, target)
     done: dict = {"target": target, "path": str(path), "backup": None, "changed": False}
+    # A project's files are walked from the project (no link planted in the repository is followed); the
+    # person's own ~/.claude/CLAUDE.md is an explicit target: only its own last part must not be a link.
+    within = None if target == "global" else project_dir(root)
+    fsutil.check_folders(path, within)
 
     def apply(old: str) -> tuple[str, None]:
         new = change(old)
         if new != old:  # backed up as read; a person's save meanwhile makes edit_locked read and back up again
-            saved = backup(root, path, target)
+            saved = backup(root, path, target, within)
             done.update(backup=str(saved) if saved else None, changed=True)
         return new, None
 
@@ -295,7 +299,7 @@ def rules_in(root: Path) -> list[tuple[str, str]]:
     out = []
     for target, path in target_files(root):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = fsutil.read_text(path, errors="replace", root=None if target == "global" else project_dir(root))
         except OSError:
             continue
         for tok in _parse(text):

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from .. import fsutil
 
 _PATHISH = re.compile(r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-][\w.-]*\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|vue|svelte|go|rs"
                       r"|java|kt|rb|php|cs|swift|c|h|cpp|hpp|sql|sh|css|scss|html|md|json|ya?ml|toml|ini|cfg))(?![\w/])")
@@ -105,7 +106,7 @@ def scoped(change: Callable[[str], str], globs: list[str]) -> Callable[[str], st
 
 def files(project: Path) -> list[Path]:
     try:
-        return sorted(p for p in rules_dir(project).glob("*.md") if p.is_file())
+        return fsutil.list_files(rules_dir(project), suffix=".md", root=project)  # no link into or out of the repo
     except OSError:
         return []
 
@@ -114,7 +115,7 @@ def files_with(project: Path, tag: str) -> list[Path]:
     out = []
     for path in files(project):
         try:
-            if tag in path.read_text(encoding="utf-8", errors="replace"):
+            if tag in fsutil.read_text(path, errors="replace", root=project):
                 out.append(path)
         except OSError:
             continue

@@ -23,6 +23,7 @@ import os
 import time
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from . import lifecycle
 
@@ -47,14 +48,14 @@ def watcher_says_clean(root: Path, *, timeout: float = TIMEOUT) -> bool:
     nonce = f"{os.getpid()}-{time.time_ns()}"
     ask, answer = where / (nonce + ASK), where / (nonce + ANSWER)
     try:
-        os.close(os.open(ask, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(fsutil.open_file(ask, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)[0])
     except OSError:
         return False
     try:
         deadline, pause = time.monotonic() + timeout, 0.0005
         while True:
             try:
-                reply = json.loads(answer.read_text(encoding="utf-8"))
+                reply = json.loads(fsutil.read_text(answer))
                 return isinstance(reply, dict) and reply.get("clean") is True and reply.get("pid") == info["pid"]
             except (OSError, ValueError):
                 pass
@@ -65,7 +66,7 @@ def watcher_says_clean(root: Path, *, timeout: float = TIMEOUT) -> bool:
     finally:
         for path in (ask, answer):
             try:
-                path.unlink()
+                fsutil.unlink(path)
             except OSError:
                 pass
 
@@ -75,16 +76,21 @@ def answer(ask_path: str, *, clean: bool) -> None:
     if not ask_path.endswith(ASK):
         return
     target = ask_path[: -len(ASK)] + ANSWER
-    temp = f"{target}.{os.getpid()}.tmp"
     try:
-        with open(temp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"clean": clean, "pid": os.getpid()}))
-        os.replace(temp, target)
+        fsutil.atomic_write_text(Path(target), json.dumps({"clean": clean, "pid": os.getpid()}), durable=False)
     except OSError:
+        pass
+
+
+def reset(root: Path) -> None:
+    """Empty the question folder (a starting daemon: questions of processes now gone)."""
+    where = folder(root)
+    for path in fsutil.list_files(where, hidden=True):
         try:
-            os.unlink(temp)
+            fsutil.unlink(path)
         except OSError:
             pass
+    fsutil.make_dirs(where)
 
 
 def is_question(root: str, path: str) -> bool:

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import fsutil
 from .. import __version__, paths
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class DaemonLock:
         A short retry covers status probes, which hold a shared lock for a
         few microseconds.
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd, _st = fsutil.open_file(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -83,7 +84,7 @@ class DaemonLock:
 def lock_held(root: Path) -> bool:
     """Whether some process (a live daemon) holds the root's watch lock."""
     try:
-        fd = os.open(lock_path(root), os.O_RDONLY)
+        fd, _st = fsutil.open_file(lock_path(root), os.O_RDONLY)
     except OSError:
         return False
     try:
@@ -107,7 +108,7 @@ def write_pid_file(root: Path, *, socket: Path) -> None:
 
 def read_pid_file(root: Path) -> dict[str, Any] | None:
     try:
-        text = paths.pid_file(Path(root)).read_text(encoding="utf-8").strip()
+        text = fsutil.read_text(paths.pid_file(Path(root))).strip()
     except (OSError, UnicodeDecodeError):
         return None
     try:
@@ -125,16 +126,13 @@ def remove_pid_file(root: Path, pid: int | None = None) -> None:
         info = read_pid_file(root)
         if info is not None and info["pid"] != pid:
             return
-    try:
-        paths.pid_file(Path(root)).unlink()
-    except FileNotFoundError:
-        pass
+    fsutil.unlink(paths.pid_file(Path(root)))
 
 
 def _looks_like_daemon(pid: int) -> bool:
     """Best effort: is ``pid`` a memdown process? (True where /proc is absent.)"""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = fsutil.read_bytes(Path(f"/proc/{pid}/cmdline"))
     except FileNotFoundError:
         return not Path("/proc/self").exists() and _alive(pid)
     except OSError:
@@ -192,7 +190,7 @@ def start_detached(root: Path, *, debounce_ms: int | None = None, idle_seconds: 
     root = Path(root)
     _reap_children()
     logs = paths.logs_dir(root)
-    logs.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(logs)
     cmd = [sys.executable, "-m", "memdown", "watch", "--foreground", "--dir", str(root)]
     if debounce_ms is not None:
         cmd += ["--debounce-ms", str(int(debounce_ms))]
@@ -200,7 +198,8 @@ def start_detached(root: Path, *, debounce_ms: int | None = None, idle_seconds: 
         cmd += ["--idle-seconds", str(float(idle_seconds))]
     env = dict(os.environ)
     env.setdefault("LANCEDB_LOG", "error")
-    with open(logs / "watch.stderr.log", "ab") as err:
+    err_fd, _st = fsutil.open_file(logs / "watch.stderr.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(err_fd, "ab") as err:
         proc = subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..fsutil import atomic_write_text, file_lock
@@ -54,7 +55,7 @@ class CaptureReport:
 
 def _load_state(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(fsutil.read_text(path))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}

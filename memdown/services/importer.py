@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..errors import InputFileError, LockTimeoutError, MemdownError
@@ -232,7 +233,7 @@ def archive_later(root: Path, transcripts: Sequence[Path]) -> int:
 
 def _read_list(listing: Path) -> dict[str, str]:
     try:
-        data = json.loads(listing.read_text(encoding="utf-8"))
+        data = json.loads(fsutil.read_text(listing))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .. import fsutil
 from .jobs import jobs_dir, pending_jobs, quarantine_dir, read_record
 
 
@@ -55,7 +56,7 @@ def queue_status(root: Path) -> QueueStatus:
     failing = 0
     for path in pending:
         try:
-            if read_record(path.read_bytes()).get("attempts"):
+            if read_record(fsutil.read_bytes(path)).get("attempts"):
                 failing += 1
         except (OSError, ValueError, UnicodeDecodeError):
             failing += 1

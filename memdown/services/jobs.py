@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 from .. import paths
+from .. import fsutil
 from ..fsutil import append_line, atomic_write_bytes, clean_json, try_lock
 
 VERSION = 1
@@ -53,7 +54,7 @@ def quarantine_dir(root: Path) -> Path:
 
 
 def _private_dir(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fsutil.make_dirs(folder, mode=0o700)
     return folder
 
 
@@ -68,7 +69,7 @@ def _durable_fields(payload: dict[str, Any]) -> dict[str, Any]:
 
 def _write_new(path: Path, data: bytes) -> None:
     """Create ``path`` (0600) with ``data`` and fsync it; no rename, no lock."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd, _st = fsutil.open_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, data)
         os.fsync(fd)
@@ -100,10 +101,7 @@ def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
 
     record["payload"].update({k: redact(str(clean_json(v))) for k, v in texts.items()})
     atomic_write_bytes(final, _dump(record), mode=0o600)
-    try:
-        os.unlink(recovery)
-    except FileNotFoundError:
-        pass
+    fsutil.unlink(recovery)
     return final
 
 
@@ -118,15 +116,10 @@ def _in_transcript_tail(transcript: object, text: str) -> bool:
     if not isinstance(transcript, str) or not transcript:
         return False
     try:
-        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+        fd, info = fsutil.open_file(transcript, os.O_RDONLY, links_ok=True)  # a FIFO must not block the hook
     except OSError:
         return False
     try:
-        import stat
-
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return False
         os.lseek(fd, max(0, info.st_size - TAIL_BYTES), os.SEEK_SET)
         tail = os.read(fd, TAIL_BYTES)
     except OSError:
@@ -192,28 +185,18 @@ def recover(root: Path, *, now: float | None = None) -> None:
     """Promote stale ``.tmp`` jobs and re-queue ``failed/`` ones; unreadable ones go to quarantine."""
     now = time.time() if now is None else now
     folder = jobs_dir(root)
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if not entry.name.endswith(".tmp") or not entry.is_file(follow_symlinks=False):
-            continue
+    for path in fsutil.list_files(folder, suffix=".tmp", hidden=True):
         try:
-            if now - entry.stat().st_mtime < STALE_TMP_SECONDS:
+            st = fsutil.lstat(path)
+            if st is None or now - st.st_mtime < STALE_TMP_SECONDS:
                 continue
-            raw = Path(entry.path).read_bytes()
+            raw = fsutil.read_bytes(path)
         except OSError:
             continue
-        _requeue(root, Path(entry.path), raw)
-    failed = folder / "failed"
-    try:
-        parked = [Path(e.path) for e in os.scandir(failed) if e.is_file(follow_symlinks=False)]
-    except OSError:
-        parked = []
-    for path in parked:
+        _requeue(root, path, raw)
+    for path in fsutil.list_files(folder / "failed", hidden=True):
         try:
-            raw = path.read_bytes()
+            raw = fsutil.read_bytes(path)
         except OSError:
             continue
         _requeue(root, path, raw)
@@ -232,10 +215,7 @@ def _requeue(root: Path, path: Path, raw: bytes) -> None:
         if not target.exists():
             save(target, record)
             hook_log(root, "worker", f"job {base} recovered from {path.parent.name}/{path.name}")
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+    fsutil.unlink(path)
 
 
 # --- claiming -----------------------------------------------------------------------
@@ -243,11 +223,7 @@ def _requeue(root: Path, path: Path, raw: bytes) -> None:
 def pending_jobs(root: Path) -> list[Path]:
     """Pending job files, oldest first (names start with the creation time)."""
     folder = jobs_dir(root)
-    try:
-        names = [e.name for e in os.scandir(folder) if e.name.endswith(".json") and not e.name.startswith(".")]
-    except OSError:
-        return []
-    return [folder / n for n in sorted(names)]
+    return fsutil.list_files(folder, suffix=".json")
 
 
 class Claim:
@@ -273,7 +249,7 @@ def claim(path: Path, *, now: float | None = None, due_only: bool = True) -> Cla
     if fd is None:
         return None
     try:
-        raw = path.read_bytes()
+        raw = fsutil.read_bytes(path)
     except OSError:  # finished by another worker between listing and locking
         release(Claim(fd, path, None, b""), remove=True)
         return None
@@ -292,10 +268,7 @@ def release(claimed: Claim, *, remove: bool) -> None:
     try:
         if remove:
             for target in (claimed.path, claim_file(claimed.path)):
-                try:
-                    os.unlink(target)
-                except FileNotFoundError:
-                    pass
+                fsutil.unlink(target)
     finally:
         os.close(claimed.fd)
 
@@ -306,7 +279,7 @@ def seconds_to_next(root: Path, *, now: float | None = None) -> float | None:
     soonest: float | None = None
     for path in pending_jobs(root):
         try:
-            record = read_record(path.read_bytes())
+            record = read_record(fsutil.read_bytes(path))
             wait = max(0.0, float(record.get("next_try") or 0) - now)
         except (OSError, ValueError, UnicodeDecodeError):
             wait = 0.0
@@ -336,7 +309,7 @@ def worker_running(root: Path) -> bool:
         return False
     for n in range(WORKER_SLOTS):
         slot = worker_slot_file(root, n)
-        if not slot.exists():
+        if not fsutil.is_plain_file(slot):
             continue
         fd = try_lock(slot)
         if fd is None:
@@ -355,7 +328,7 @@ def hook_log(root: Path | None, event: str, message: str) -> None:
         if not os.path.isdir(root):
             return
         folder = paths.logs_dir(root)
-        folder.mkdir(exist_ok=True, mode=0o700)
+        fsutil.make_dirs(folder, mode=0o700)
         append_line(folder / "hooks.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n")
     except Exception:
         pass

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from .. import fsutil
 from ..store.entries import ID_RE
 from ..store.anchors import parse_anchor
 
@@ -153,7 +154,7 @@ def plain_merge(base: Path, ours: Path, theirs: Path) -> bool:
 
 def merge_files(base: Path, ours: Path, theirs: Path) -> bool:
     """git's merge-driver protocol: write the result over ``ours``; True when clean."""
-    read = [Path(p).read_text(encoding="utf-8", errors="surrogateescape") for p in (base, ours, theirs)]
+    read = [fsutil.read_text(Path(p), errors="surrogateescape") for p in (base, ours, theirs)]
     try:
         text, conflicted = merge_texts(*read)
     except (ValueError, RuntimeError, OSError, UnicodeError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 from ..fsutil import append_unlocked, file_lock, file_lock_for, locked_append
 from ..transcript.model import Turn
 
@@ -61,9 +61,9 @@ def load(root: Path) -> RecordedTurns:
         _seed(root, path)
     known = RecordedTurns()
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with fsutil.open_stream(path) as handle:
             for line in handle:
-                known.add_line(line)
+                known.add_line(line.decode("utf-8", "replace"))
     except OSError:
         pass
     return known
@@ -84,7 +84,7 @@ def _seed(root: Path, path: Path) -> None:
             anchor = entry.anchor
             if anchor is not None and anchor.turn and anchor.session:
                 lines.append(_line(anchor.turn, anchor.session))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(path.parent)
     with file_lock(file_lock_for(path), timeout=30):
         if not path.exists():  # another writer seeded it meanwhile
             append_unlocked(path, "".join(lines))
@@ -95,7 +95,7 @@ def remember(root: Path, turns: list[Turn], session: str, known: RecordedTurns |
     text = "".join(_line(t.uuid, session, t.message_ids) for t in turns if t.uuid)
     if not text:
         return
-    registry_file(root).parent.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(registry_file(root).parent)
     locked_append(registry_file(root), text, timeout=30)
     if known is not None:
         for line in text.splitlines():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 from ..fence import Gated, field, join, own_line
 from ..optout import should_skip
 from .jobs import hook_log
@@ -153,8 +153,8 @@ def first_run_notice(root: Path) -> str:
     if marker.exists():
         return ""
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        marker.write_text(f"{root}\n", encoding="utf-8", errors="surrogateescape")
+        fsutil.make_dirs(marker.parent, mode=0o700)
+        fsutil.atomic_write_bytes(marker, f"{root}\n".encode("utf-8", "surrogateescape"))
     except OSError:
         return ""  # cannot remember it: better quiet than the same notice every session
     return (f"memdown: this project's memory will be kept in {root} (markdown daily logs, written after each "
@@ -192,8 +192,8 @@ def _say_once(root: Path, notice: str) -> bool:
     if marker.exists():
         return False
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        marker.write_text(f"{root}\n", encoding="utf-8", errors="surrogateescape")
+        fsutil.make_dirs(marker.parent, mode=0o700)
+        fsutil.atomic_write_bytes(marker, f"{root}\n".encode("utf-8", "surrogateescape"))
     except OSError:
         return False  # cannot remember it: better quiet than the same notice every session
     return True
@@ -236,8 +236,7 @@ def _first_prompt_of_session(root: Path, session_id: str) -> bool:
     if marker.exists():
         return False
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+        fsutil.append_bytes(marker, b"", fsync=False)  # created empty (and its folder)
     except OSError:
         return False
     return True

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..errors import IndexUnavailableError, SnapshotError, SnapshotMismatchError, VectorsPendingError
@@ -281,7 +282,7 @@ def _forget_file_times(folder: Path) -> None:
     file was just checked against its sha256, a stronger check; ``save_sidecars`` records ours."""
     meta_path = folder / "meta.json"
     try:
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(fsutil.read_text(meta_path))
     except (OSError, ValueError):
         raise SnapshotError("snapshot is corrupt: its meta.json is unreadable") from None
     if not isinstance(meta, dict):

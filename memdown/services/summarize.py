@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 
-from .. import paths
+from .. import fsutil, paths
 from ..committed_config import claude_argv
 from ..config import SUMMARIZER_ENV
 from ..errors import ConfigError
@@ -300,7 +300,7 @@ def claude_summary(unit: Unit | Turn, *, model: str, timeout: float, last_messag
         return None
     unit = unit if isinstance(unit, Unit) else Unit(turn=unit)
     workdir = paths.memdown_home() / "summarizer"
-    workdir.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(workdir)
     env = {**os.environ, "MEMDOWN_DISABLE": "1", SUMMARIZER_ENV: "1"}
     try:
         proc = subprocess.run(

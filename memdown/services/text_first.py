@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import paths
+from .. import fsutil, paths
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
@@ -27,8 +27,7 @@ LOG_NAME = "vector-fill.log"
 def pending_vectors(root: Path) -> int:
     """Rows waiting for a vector by ``meta.json`` (0 when complete, or no readable index)."""
     try:
-        with open(paths.index_dir(root) / "meta.json", "rb") as handle:
-            value = json.load(handle).get("vectors_missing", 0)
+        value = json.loads(fsutil.read_bytes(paths.index_dir(root) / "meta.json")).get("vectors_missing", 0)
     except (OSError, ValueError, AttributeError):
         return 0
     return value if isinstance(value, int) and value > 0 else 0

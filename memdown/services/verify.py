@@ -41,9 +41,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import paths
+from .. import fsutil, paths
 from ..errors import IndexUnavailableError
-from ..fsutil import file_lock
 from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, rows_digest
 from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
@@ -51,6 +50,7 @@ from ..store.daily import heal_all, vanished
 from ..store.reader import UnreadableFile, read_memory_file
 from .indexing import chunk_options, index_identity, memory_files
 from .job_status import verify_lines as capture_status
+from .vector_spotcheck import spot_check
 
 if TYPE_CHECKING:
     from ..index.cache_scan import VectorCheck
@@ -112,7 +112,7 @@ def _fingerprints(mem: "Memory") -> dict[str, FileRecord]:
     """Records whose row fingerprint can stand in for re-chunking: same model and settings only."""
     index_dir = paths.index_dir(mem.root)
     try:
-        meta = IndexMeta.from_json(json.loads((index_dir / "meta.json").read_text()))
+        meta = IndexMeta.from_json(json.loads(fsutil.read_text(index_dir / "meta.json")))
     except (OSError, ValueError, TypeError):
         return {}
     if meta.model_id != mem.embedder.model_id or meta.fts_config != index_identity(mem.embedder, mem.config):
@@ -258,6 +258,7 @@ def verify(mem: "Memory") -> VerifyReport:
                 report.problems.append("index built with other chunking or full-text settings")
             usable = report.embedding_cache == "ok" and mem.embedder.cache is not None
             actual = _scan_table(table, report, _vector_check(mem, table.meta.dim) if usable else None)
+            spot_check(mem, report)  # are the cached vectors their text's at all?
         if report.corrupted:
             report.index_state = "corrupted"
             report.problems.extend(report.corrupted)
@@ -368,7 +369,7 @@ def _partial(mem: "Memory", report: VerifyReport) -> str:
     """
     root = mem.root
     table = ChunkTable(paths.index_dir(root))
-    with file_lock(paths.lock_file(root, "index"), timeout=120):
+    with fsutil.file_lock(paths.lock_file(root, "index"), timeout=120):
         table.open(verify_count=False)
         for source in report.orphaned:
             table.replace_source(source, [])

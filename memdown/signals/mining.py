@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..config import Config, memdown_disabled
 from ..errors import MemdownError
@@ -28,7 +29,7 @@ def _state_path(root: Path) -> Path:
 
 def read_state(root: Path) -> dict:
     try:
-        data = json.loads(_state_path(root).read_text(encoding="utf-8"))
+        data = json.loads(fsutil.read_text(_state_path(root)))
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}

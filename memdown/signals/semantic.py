@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..committed_config import claude_argv
 from ..errors import ConfigError
@@ -97,10 +98,10 @@ def _take_queue(root: Path) -> list[dict]:
     path = queue_file(root)
     with file_lock(path.with_name(f".{path.name}.lock")):
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = fsutil.read_text(path)
         except FileNotFoundError:
             return []
-        path.unlink()
+        fsutil.unlink(path)
     items = []
     for line in raw.splitlines():
         try:

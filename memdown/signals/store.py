@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..errors import NotFoundError, UsageError
 from ..fsutil import append_unlocked, atomic_write_text, file_lock, file_lock_for
@@ -229,7 +230,7 @@ def _allocate(root: Path, path: Path, day: str, count: int) -> tuple[list[str], 
     """
     seq_path = _seq_file(root)
     try:
-        seq = json.loads(seq_path.read_text(encoding="utf-8"))
+        seq = json.loads(fsutil.read_text(seq_path))
         if not isinstance(seq, dict):
             seq = {}
     except (OSError, ValueError):

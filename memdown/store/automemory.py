@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 
 SOURCE_DIR = "automemory"
@@ -45,7 +46,7 @@ def project_dir(root: Path) -> Path:
 def _setting(files: list[Path], key: str) -> str | None:
     for path in files:  # highest precedence first
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(fsutil.read_text(path))
         except (OSError, ValueError):
             continue
         value = data.get(key) if isinstance(data, dict) else None
@@ -122,7 +123,7 @@ def read_notes(root: Path) -> list[AutoNote]:
     notes = []
     for path in note_files(root):
         try:
-            data = path.read_bytes()
+            data = fsutil.read_bytes(path)
         except OSError:
             continue
         if b"\x00" in data[:8192]:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from .. import paths
+from .. import fsutil, paths
 from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
 from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
@@ -220,7 +220,7 @@ def _write(root: Path, path: Path, entry: Entry | None) -> dict:
 def append_entry(root: Path, entry: Entry) -> Path | None:
     """Write ``entry`` into its day file; None when the turn was already recorded."""
     path = entry_file(root, entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(path.parent)
     return path if _write(root, path, entry)["written"] else None
 
 
@@ -255,7 +255,7 @@ def vanished(root: Path) -> tuple[list[str], list[str]]:
     for ledger in written.ledgers(root):
         path = written.day_file_of(root, ledger)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = fsutil.read_text(path, errors="replace")
         except FileNotFoundError:
             text = ""
         except OSError:
@@ -285,7 +285,7 @@ class LoggedEntry:
 def read_entries(path: Path) -> list[LoggedEntry]:
     """The ``###`` entries of one day file, in file order."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = fsutil.read_text(path, errors="replace")
     except OSError:
         return []
     lines = text.split("\n")

@@ -19,6 +19,7 @@ import re
 import secrets
 from pathlib import Path
 
+from .. import fsutil
 from ..errors import NotFoundError
 from ..fsutil import atomic_write_text, file_lock, file_lock_for
 from .entry_edit import edit_file, insert_in_section, last_field_end, replace_entry, set_fields
@@ -37,16 +38,16 @@ def writer_id(root: Path) -> str:
 
     path = paths.state_dir(Path(root)) / "writer-id"
     try:
-        tag = path.read_text(encoding="utf-8").strip()
+        tag = fsutil.read_text(path).strip()
         if _WRITER_RE.match(tag):
             return tag
     except (OSError, UnicodeDecodeError):
         pass
     tag = "".join(secrets.choice(_WRITER_ALPHABET) for _ in range(4))
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(path.parent)
     with file_lock(file_lock_for(path), timeout=10):
         try:  # another process may have made it while we waited
-            existing = path.read_text(encoding="utf-8").strip()
+            existing = fsutil.read_text(path).strip()
             if _WRITER_RE.match(existing):
                 return existing
         except (OSError, UnicodeDecodeError):

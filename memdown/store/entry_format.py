@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fsutil
 from .markdown import block_parser, one_line
 
 ID_RE = re.compile(r"^([A-Z]{3}-\d{8}-(?:[A-Z0-9]{4}-)?\d{4,})\b\s*(?:[·:|\u2013\u2014-]\s*)?(.*)$")
@@ -194,7 +195,7 @@ def render_entry(level: int, entry_id: str, title: str, fields: dict[str, object
 
 def read_entries(path: Path, level: int) -> list[Entry]:
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = fsutil.read_text(Path(path), errors="replace")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return []
     return parse(text, level)[0]

@@ -1,4 +1,5 @@
 """What git did to a working tree lately: the signs healing reads (``store.written``).
+from .. import fsutil
 
 Git rewrites working-tree files in ``checkout``, ``stash``, ``pull``/``merge``,
 ``rebase`` and ``reset``, and each of these also writes one of the files below
@@ -24,7 +25,7 @@ def git_dir(start: Path) -> Path | None:
             return dot
         if dot.is_file():
             try:
-                line = dot.read_text(encoding="utf-8", errors="replace").strip()
+                line = fsutil.read_text(dot, errors="replace").strip()
             except OSError:
                 return None
             if line.startswith("gitdir:"):

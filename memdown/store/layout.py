@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..fsutil import atomic_write_text, file_lock
 
@@ -25,11 +26,11 @@ def init_layout(root: Path, *, register_driver: bool = False) -> list[str]:
     created: list[str] = []
     for folder in (root, paths.daily_dir(root)):
         if not folder.is_dir():
-            folder.mkdir(parents=True, exist_ok=True)
+            fsutil.make_dirs(folder)
             created.append(str(folder.relative_to(root.parent)) + "/")
     gitignore = root / ".gitignore"
     with file_lock(paths.lock_file(root, "gitignore"), timeout=5):
-        existing = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
+        existing = fsutil.read_text(gitignore).splitlines() if gitignore.exists() else []
         missing = [line for line in paths.GITIGNORE_LINES if line not in existing]
         if missing:
             header = [] if existing else ["# memdown: machine-local files (the index is a cache of the markdown)"]
@@ -37,7 +38,7 @@ def init_layout(root: Path, *, register_driver: bool = False) -> list[str]:
             created.append(str(gitignore.relative_to(root.parent)))
     attributes = root / ".gitattributes"
     with file_lock(paths.lock_file(root, "gitignore"), timeout=5):
-        existing = attributes.read_text(encoding="utf-8").splitlines() if attributes.exists() else []
+        existing = fsutil.read_text(attributes).splitlines() if attributes.exists() else []
         missing = [line for line in MERGE_ATTRIBUTES if line not in existing]
         if missing:
             header = [] if existing else [
@@ -68,13 +69,12 @@ def register_merge_driver(root: Path, *, force: bool = False) -> bool:
     command = merge_driver_command()
     marker = paths.state_dir(root) / "merge-driver"
     try:
-        if not force and marker.read_text(encoding="utf-8").split("\n", 1)[-1] == command:
+        if not force and fsutil.read_text(marker).split("\n", 1)[-1] == command:
             return True
     except OSError:
         pass
     registered = _git_config(root, command)
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(marker, f"{'registered' if registered else 'no git repository'}\n{command}",
                           mode=paths.PRIVATE_FILE_MODE)
     except OSError:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import fsutil
 from .kinds import EXCLUDED_DIRS
 
 BINARY_SNIFF_BYTES = 8192
@@ -35,7 +37,8 @@ def walk_markdown(root: Path) -> Iterator[tuple[str, str, bool]]:
 
     Plain strings from ``os.scandir`` (no Path objects, no extra stat): the
     freshness check before every search walks this. Folders sorted, files
-    before sub-folders, symlinked folders not entered (as ``os.walk``).
+    before sub-folders, symlinked folders not entered (as ``os.walk``); a symlinked file or a name that is not
+    UTF-8 is skipped with a one-line notice (``fsutil.notice``), so the third item is always False.
     """
     yield from _walk(str(root), "")
 
@@ -55,11 +58,24 @@ def _walk(folder: str, rel: str) -> Iterator[tuple[str, str, bool]]:
         (dirs if is_dir else files).append(entry)
     for entry in sorted(files, key=lambda e: e.name):
         if entry.name.endswith(".md") and not entry.name.startswith("."):
-            yield entry.path, rel + entry.name, entry.is_symlink()
+            if not _decodable(entry.name):  # cannot be stored, searched or printed as text
+                fsutil.notice(fsutil.RefusedFileError(entry.path, "its name is not UTF-8"))
+            elif entry.is_symlink():  # the file layer never reads through a link (docs/trust.md)
+                fsutil.notice(fsutil.RefusedFileError(entry.path, "a symlink"))
+            else:
+                yield entry.path, rel + entry.name, False
     for entry in sorted(dirs, key=lambda e: e.name):
         if entry.name.startswith(".") or (not rel and entry.name in EXCLUDED_DIRS) or entry.is_symlink():
             continue
         yield from _walk(entry.path, f"{rel}{entry.name}/")
+
+
+def _decodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def source_of(root: Path, path: Path) -> str:
@@ -86,20 +102,18 @@ def read_memory_file(root: Path, path: Path, *, max_bytes: int, source: str | No
     """
     path = Path(path)
     try:
-        size = path.stat().st_size
+        # through the file layer: a link, FIFO, socket or device is refused without being opened for reading
+        st = fsutil.lstat(path)
+        if st is not None and st.st_size > max_bytes and stat.S_ISREG(st.st_mode):
+            raise UnreadableFile(
+                f"{st.st_size / 1e6:.1f} MB is over the {max_bytes / 1e6:.0f} MB limit (config index.max_file_mb)"
+            )
+        data = fsutil.read_bytes(path, limit=max_bytes)
     except FileNotFoundError:
         raise UnreadableFile("file vanished while indexing") from None
-    except PermissionError:
-        raise UnreadableFile("permission denied") from None
-    if size > max_bytes:
-        raise UnreadableFile(
-            f"{size / 1e6:.1f} MB is over the {max_bytes / 1e6:.0f} MB limit (config index.max_file_mb)"
-        )
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UnreadableFile("file vanished while indexing") from None
-    except (PermissionError, IsADirectoryError) as exc:
+    except fsutil.RefusedFileError as exc:
+        raise UnreadableFile(f"refused: {exc.reason}") from None
+    except OSError as exc:
         raise UnreadableFile(exc.strerror or "cannot read") from None
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise UnreadableFile("binary content (NUL bytes), not markdown")

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fsutil
 from .. import paths
 from ..fsutil import append_line, atomic_write_text
 from .anchors import ANCHOR_RE, parse_anchor
@@ -70,7 +71,7 @@ def load(root: Path, day_file: Path) -> dict[str, Written]:
     """Every noted entry of ``day_file`` by turn, its latest state."""
     found: dict[str, Written] = {}
     try:
-        lines = ledger_file(root, day_file).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = fsutil.read_text(ledger_file(root, day_file), errors="replace").splitlines()
     except OSError:
         return found
     for line in lines:
@@ -91,7 +92,7 @@ def note(root: Path, day_file: Path, records: list[dict]) -> None:
     if not records:
         return
     path = ledger_file(root, day_file)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.make_dirs(path.parent)
     append_line(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), rotate_at=1 << 62)
 
 
@@ -113,7 +114,7 @@ def remember(root: Path, day_file: Path, identity: list[int] | None) -> None:
 def stamp(root: Path, day_file: Path) -> list[int] | None:
     """[size, mtime_ns, inode] of ``day_file`` right after memdown's last write (None: none, or it was gone)."""
     try:
-        value = json.loads(_stamp_file(root, day_file).read_text())
+        value = json.loads(fsutil.read_text(_stamp_file(root, day_file)))
     except (OSError, ValueError):
         return None
     return value if isinstance(value, list) else None
@@ -125,7 +126,7 @@ def changed_by_others(root: Path, day_file: Path) -> bool:
     if not ledger_file(root, day_file).exists():
         return False
     try:
-        return json.loads(_stamp_file(root, day_file).read_text()) != file_identity(day_file)
+        return json.loads(fsutil.read_text(_stamp_file(root, day_file))) != file_identity(day_file)
     except (OSError, ValueError):
         return True  # no stamp yet: compare the ledger with the file once
 

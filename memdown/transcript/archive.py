@@ -34,6 +34,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import AmbiguousIdError, InputFileError, NotFoundError, UsageError
+from .. import fsutil
 from ..fsutil import atomic_write_bytes
 from .layout import first_session_id, portable_path, resolve_portable, session_stem, subagent_files
 
@@ -49,16 +50,13 @@ _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 def _private_dir(directory: Path) -> None:
-    directory.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
-    # mkdir's mode is filtered by the umask; make it exactly 0700.
-    if directory.stat().st_mode & 0o777 != _DIR_MODE:
-        os.chmod(directory, _DIR_MODE)
+    fsutil.make_dirs(directory, mode=_DIR_MODE, exact=True)  # mkdir's mode is filtered by the umask
 
 
 def _source_size(path: Path) -> int | None:
     """The source size stamped in the gzip header's MTIME field, None if unreadable."""
     try:
-        with open(path, "rb") as handle:
+        with fsutil.open_stream(path) as handle:
             head = handle.read(8)
         return struct.unpack("<I", head[4:8])[0] if head[:2] == b"\x1f\x8b" else None
     except (OSError, struct.error):
@@ -120,7 +118,7 @@ def _copy_one(src: Path, dest: Path) -> bool:
     if _up_to_date(before, dest):
         return True
     try:
-        with open(src, "rb") as handle:
+        with fsutil.open_stream(src) as handle:  # a transcript: no size cap, but never a FIFO or a link
             data = handle.read()
     except OSError:
         return False

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputFileError, NotFoundError, SpecialFileError
+from .. import fsutil
 from ..fsutil import clean_json
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -36,11 +37,13 @@ def open_stream(path: Path) -> BinaryIO:
     """
     path = Path(path)
     try:
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; the type check
-        # runs on the opened descriptor, so a swapped-in special file is caught too.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        # The file layer opens with O_NONBLOCK (a FIFO must not wait for a writer) and no link, and checks
+        # the type on the opened descriptor, so a swapped-in special file is caught too.
+        fd, _st = fsutil.open_file(path, os.O_RDONLY, links_ok=True)
     except FileNotFoundError:
         raise NotFoundError(f"transcript not found: {path}") from None
+    except SpecialFileError:
+        raise
     except OSError as exc:
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
@@ -48,7 +51,7 @@ def open_stream(path: Path) -> BinaryIO:
         if not stat.S_ISREG(mode):
             raise SpecialFileError(f"{path} is {_kind(mode)}, not a transcript file")
         os.set_blocking(fd, True)
-        handle = open(fd, "rb")
+        handle = os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise

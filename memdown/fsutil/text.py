@@ -1,0 +1,35 @@
+"""Text that can always be written: lone UTF-16 surrogates repaired once, here."""
+from __future__ import annotations
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates replaced by U+FFFD (valid pairs are joined).
+
+    JSON may escape half an emoji (``"\\ud83d"``) and ``surrogateescape``
+    decoding leaves ``\\udcXX``; neither can be written as UTF-8, so they are
+    repaired once, here, instead of failing a write.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_json(value: object) -> object:
+    """``value`` (parsed JSON) with every string passed through ``clean_text``."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    return value
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD instead of raising."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return clean_text(text).encode("utf-8")
