@@ -123,3 +123,23 @@ def test_the_actionable_bar_keeps_real_rules():
                  "應該依照 role.name 為主", 'Name the sync steps "bootstrap", "backfill" and "delta".',
                  "The docker config is in deploy/docker-compose.yml."]:
         assert actionable(text), text
+
+
+def test_a_failure_and_its_fix_mined_later_are_dated_when_they_happened(tmp_path, memory_root):
+    from transcript_factory import TranscriptBuilder
+
+    from memdown.config import Config
+    from memdown.signals.mining import mine_session
+
+    b = TranscriptBuilder()
+    b.prompt("create the database")
+    pg = "Exit code 2\npsql: error: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed"
+    b.tool("Bash", {"command": "psql -c 'create database shop'"}, pg, is_error=True)
+    b.tool("Bash", {"command": "docker compose up -d db && psql -c 'create database shop'"}, "CREATE DATABASE")
+    b.reply("Created the database after starting the db container.")
+    for line in b.lines:
+        line["timestamp"] = "2026-04-07" + line["timestamp"][10:]
+    path = b.write(tmp_path / f"{b.session_id}.jsonl")
+    found = mine_session(memory_root, path, b.session_id, config=Config())
+    fixed = [s for s in found if s.extra.get("fix")]
+    assert fixed and all(s.path.name == "2026-04-07.md" for s in fixed), [(s.type, s.path) for s in found]

@@ -88,6 +88,8 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
                               is_sidechain=sidechain))
     for turn in transcript.turns:
         calls.extend(turn.tool_calls)
+        for call in turn.tool_calls:  # when each call happened: a signal built from it is dated by it
+            _CALL_TIMES[id(call)] = turn.timestamp
     for sub in transcript.subagents:  # inline sidechains (1.x / 2.0.x) share this file's offsets
         for turn in sub.turns:
             found.extend(detect_turns([turn], is_sidechain=True))
@@ -101,6 +103,10 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
                 "said": one_line(preamble.assistant_texts[-1], 300) if preamble.assistant_texts else last.get("said", "")}
     prompts = [] if sidechain else [(t.uuid, t.prompt) for t in transcript.turns if t.kind == "prompt"]
     return found, transcript.end_offset, last, calls, prompts
+
+
+# id(ToolCall) → its turn's timestamp, for the calls of the mining in progress (cleared as each starts).
+_CALL_TIMES: dict[int, str] = {}
 
 
 def _fix_pairs(calls: list) -> list[tuple]:
@@ -131,7 +137,7 @@ def _link_fixes(root: Path, session_id: str, transcript: str, calls: list, found
             updates[match.id] = {"fix": fix_text(fix)}
         elif one_line(bad.summary(), 200) not in covered:
             new.append(Signal("failure", excerpt, 1, pattern="tool.failure-fixed", tags=[bad.name],
-                              session=session_id, transcript=transcript,
+                              session=session_id, transcript=transcript, seen=_CALL_TIMES.get(id(bad), ""),
                               extra={"tool": bad.name, "input": one_line(bad.summary(), 200),
                                      "fix": fix_text(fix)}))
     if updates:
@@ -168,6 +174,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
     facts = list(facts)
     with file_lock(paths.lock_file(root, "mining"), timeout=30):
         state = read_state(root)
+        _CALL_TIMES.clear()
         files = state.setdefault("files", {})
         found: list[Signal] = []
         calls: list = []
