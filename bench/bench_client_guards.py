@@ -40,7 +40,7 @@ def client_latency(active: list[dict], sessions: int, load: Callable[[], str]) -
     if cli is None:
         print(f"client latency skipped: {why}")
         return
-    with tempfile.TemporaryDirectory(prefix="bench-client-guards-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-client-guards-", ignore_cleanup_errors=True) as tmp:  # workers may still write
         venv = Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-deps", str(REPO)], check=True,
