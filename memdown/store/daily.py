@@ -235,6 +235,7 @@ def heal_recent(root: Path, *, days: float = 3.0) -> list[str]:
     """``heal`` every file memdown wrote to in the last ``days`` that someone else changed since."""
     restored: list[str] = []
     horizon = time.time() - days * 86400
+    written.prune(root)  # the ledger holds each entry's text: it must not grow forever
     for ledger in written.ledgers(root):
         try:
             if ledger.stat().st_mtime < horizon:

@@ -63,6 +63,25 @@ def ledgers(root: Path) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
 
+KEEP_DAYS = 120.0  # a ledger no write touched for this long is dropped: the races it guards are long over
+
+
+def prune(root: Path, *, keep_days: float = KEEP_DAYS) -> int:
+    """Drop ledgers (and stamps) of files memdown has not written for ``keep_days``; how many."""
+    horizon = time.time() - keep_days * 86400
+    dropped = 0
+    for ledger in ledgers(root):
+        try:
+            old = ledger.stat().st_mtime < horizon
+        except OSError:
+            continue
+        if old:
+            fsutil.unlink(ledger.with_suffix(".stamp"))
+            fsutil.unlink(ledger)
+            dropped += 1
+    return dropped
+
+
 def day_file_of(root: Path, ledger: Path) -> Path:
     return Path(root) / ledger.name[: -len(".jsonl")].replace("~", "/")
 

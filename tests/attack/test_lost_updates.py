@@ -292,3 +292,17 @@ def test_an_append_racing_a_save_is_recomputed_not_lost(tmp_path, style):
     assert fsutil.edit_text(path, change) == 2
     text = path.read_text()
     assert text.endswith("a person's line\n- entry\n") and text.count("- entry") == 1
+
+
+def test_ledgers_of_files_not_written_for_months_are_pruned(memory_root):
+    from datetime import datetime
+
+    from memdown.store import daily, written
+
+    path = daily.append_entry(memory_root, daily.Entry(datetime(2026, 11, 20, 10, 0), "s1", "t1", "~/t.jsonl", ["x"]))
+    ledger = written.ledger_file(memory_root, path)
+    assert ledger.exists() and written.prune(memory_root) == 0
+    old = os.stat(ledger).st_mtime - (written.KEEP_DAYS + 1) * 86400
+    os.utime(ledger, (old, old))
+    assert daily.heal_recent(memory_root) == [] and not ledger.exists()
+    assert not ledger.with_suffix(".stamp").exists()
