@@ -314,3 +314,22 @@ def test_with_a_guard_file_the_shim_finds_it_however_the_home_is_spelled(memory_
     assert home.parent.name == "share" and home.name == "memdown"  # conftest's layout, which "xdg" relies on
     answer, started = _shim_guards(bash(isolate_paths, "npm install"), tmp_path, **env)
     assert started and decision(answer) == "deny"
+
+
+def test_no_false_stop_on_the_real_transcripts_commands(shared_transcripts: Path):
+    """Every command the 25 scenario guards stop really runs the program its rule names (bashlex, an
+    independent bash parser, decides); at least 500 real commands are checked."""
+    pytest.importorskip("bashlex")
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_guards import compiled, invoked, real_commands, rule_applies
+
+    active = [g for _, g in compiled() if g]
+    commands = real_commands(shared_transcripts)
+    assert len(commands) >= 500
+    false = []
+    for command in commands:
+        hits = [g for g in active if shellguard.check([g], "Bash", {"command": command}, "/project/.memdown")]
+        truth = invoked(command) if hits else None
+        if hits and truth is not None and not all(rule_applies(g, truth) for g in hits):
+            false.append(command[:80])
+    assert false == []
