@@ -100,3 +100,69 @@ def test_parse_reply_tolerates_prose():
     assert parse_reply('Sure!\n[{"n": 1, "type": "correction"}]\nBye') == [{"n": 1, "type": "correction"}]
     assert parse_reply("no json here") is None
     assert parse_reply(None) is None
+
+
+LABELLED_FAKE = """#!{python}
+import json, os, sys
+prompt = sys.stdin.read()
+with open(os.environ["FAKE_CLAUDE_LOG"], "a") as fh:
+    fh.write(json.dumps({{"prompt": prompt}}) + "\\n")
+# A model that follows the instructions: these held-out phrasings (written for this test, in the
+# shapes the labelled real prompts take) are signals; chatter and a plain task are not.
+table = {{"is not an option": ("correction", "that staging box is not an option"),
+          "REVIEWER agent": ("correction", "we already have the REVIEWER agent"),
+          "do we not have": ("correction", "do we not have a deploy script for this?"),
+          "我是说": ("correction", "我是说放在全局规则里"),
+          "one file at a time": ("convention", "one file at a time please"),
+          "remember that": ("memory_request", "remember that the docs live in site/")}}
+rows = []
+for line in prompt.splitlines():
+    if line.startswith("[") and "]" in line:
+        n = int(line[1:line.index("]")])
+        for key, (kind, quote) in table.items():
+            if key in line:
+                rows.append({{"n": n, "type": kind, "confidence": 2, "quote": quote}})
+print(json.dumps(rows))
+"""
+
+LABELLED_PHRASINGS = [
+    "that staging box is not an option",
+    "we already have the REVIEWER agent",
+    "do we not have a deploy script for this?",
+    "我是说放在全局规则里",
+    "one file at a time please",
+    "remember that the docs live in site/",
+    "sweet",
+    "it worked! now only the footer is left",
+    "add a dark mode toggle to the header",
+]
+
+
+def test_semantic_prompt_on_the_labelled_sets_phrasing(memory_root, tmp_path, monkeypatch):
+    """The `claude -p` prompt names the phrasings the labelled set shows (statements and questions that
+    correct, standing preferences, chatter that is not a signal); every message reaches the model
+    numbered once, and only the user's own words come back as signals."""
+    from memdown.signals.semantic import INSTRUCTIONS, classify_queue, queue_prompts
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "claude"
+    exe.write_text(LABELLED_FAKE.format(python=os.sys.executable))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    log = tmp_path / "claude.log"
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
+    for phrase in ("phrased as a statement or a question", "we already have X", "do we not have X?",
+                   "standing preference", "chatter", "any language"):
+        assert phrase in INSTRUCTIONS
+    queue_prompts(memory_root, "sess-l", "t.jsonl", [(f"turn-{k}", p) for k, p in enumerate(LABELLED_PHRASINGS)])
+    report = classify_queue(memory_root, load_config(memory_root))
+    assert report["prompts"] == len(LABELLED_PHRASINGS) and report["added"] == 6
+    sent = json.loads(log.read_text().splitlines()[0])["prompt"]
+    for k, phrase in enumerate(LABELLED_PHRASINGS, 1):
+        assert sent.count(f"[{k}] {phrase}") == 1
+    got = {(s.turn, s.type, s.text) for s in store.load(memory_root)}
+    assert ("turn-3", "correction", "我是说放在全局规则里") in got
+    assert ("turn-5", "memory_request", "remember that the docs live in site/") in got
+    assert not {t for t, _, _ in got} & {"turn-6", "turn-7", "turn-8"}  # chatter and a task stay unsignalled

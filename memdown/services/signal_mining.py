@@ -1,9 +1,10 @@
 """Mine a transcript for signals with what the learning loop knows.
 
 The one entry point for the worker (PreCompact, SessionEnd) and ``memdown
-reflect mine``: it gathers the lines the agent is already told and, with
-``reflect.meta_learning`` on, the confidence adjustments learned from past
-reviews, and hands both to ``signals.mining``.
+reflect mine``: it gathers the lines the agent is already told, with
+``reflect.meta_learning`` on the confidence adjustments learned from past
+reviews, and with ``mining.learned`` on the learned detector
+(``signals.classifier``), and hands them to ``signals.mining``.
 """
 from __future__ import annotations
 
@@ -23,4 +24,22 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
         from ..learning.meta import adjuster
 
         adjust = adjuster(root, config["reflect.meta_min_samples"])
-    return mine_with(root, transcript_path, session_id, config=config, facts=known_facts(root), adjust=adjust)
+    return mine_with(root, transcript_path, session_id, config=config, facts=known_facts(root), adjust=adjust,
+                     classify=learned_detector(config))
+
+
+def learned_detector(config: Config):
+    """The learned classifier with the packaged embedder, or None (the phrase tables decide) when
+    ``mining.learned`` is off or the model cannot load offline: mining never fails for want of it."""
+    if not config["mining.learned"]:
+        return None
+    from ..errors import MemdownError
+    from ..signals.classifier import load_classifier
+
+    try:
+        return load_classifier()
+    except (MemdownError, OSError, ValueError, KeyError) as exc:
+        import sys
+
+        print(f"memdown: learned detector unavailable, phrase tables decide ({exc})", file=sys.stderr)
+        return None

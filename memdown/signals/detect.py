@@ -47,6 +47,7 @@ class Hit:
     lang: str
     quote: str
     tags: list[str] = field(default_factory=list)
+    prob: float | None = None  # the classifier's probability, when it decided
 
 
 def _flags_ok(pattern: P.Pattern, ctx: Context, norm: str, start: int) -> bool:
@@ -190,29 +191,79 @@ def _action_summary(turn) -> str:
     return "\n\n".join(parts)
 
 
+RULE_TYPES = frozenset({"correction", "convention", "memory_request", "revert"})
+
+
+def _prompt_ok(turn, is_sidechain: bool) -> bool:
+    if is_sidechain or getattr(turn, "kind", "prompt") != "prompt":
+        return False
+    from ..redact import should_skip
+
+    return not should_skip(turn.prompt)
+
+
+def _decisions(turns: list, previous, classify, is_sidechain: bool) -> dict[str, tuple[bool, float, str]]:
+    """The classifier's (flagged, probability, type) per prompt turn uuid, in one batch."""
+    if classify is None:
+        return {}
+    from .classifier import example_of
+
+    pairs, prev = [], previous
+    for turn in turns:
+        if _prompt_ok(turn, is_sidechain):
+            pairs.append((turn.uuid, example_of(turn.prompt, prev)))
+        prev = turn
+    return {uuid: d for (uuid, _), d in zip(pairs, classify.decide([e for _, e in pairs]))}
+
+
+def _decided(hits: list[Hit], decision: tuple[bool, float, str] | None, prompt: str) -> list[Hit]:
+    """The phrase hits the classifier keeps: rule types only when it flags the prompt (their patterns
+    then explain why); a flagged prompt no phrase matched gets the classifier's own hit."""
+    if decision is None:
+        return hits
+    flagged, prob, kind = decision
+    kept = [h for h in hits if h.type not in RULE_TYPES or flagged]
+    confidence = 3 if prob >= 0.8 else 2
+    for hit in kept:
+        if hit.type in RULE_TYPES:
+            hit.patterns.insert(0, "model")
+            hit.confidence, hit.prob = max(hit.confidence, confidence), prob
+    if flagged and not any(h.type in RULE_TYPES for h in kept):
+        from .classifier import prompt_text
+
+        quote = one_line(prompt_text(prompt), 300)
+        kept.insert(0, Hit(kind, confidence, ["model"], "", quote, tags=_tags(quote, ""), prob=prob))
+    return kept
+
+
+# long: one pass over the turns wiring phrase hits, the classifier's decision, facts and tool patterns
 def detect_turns(turns: list, *, previous=None, facts: Iterable[str] = (),
-                 adjust: Callable[[str, str], int] | None = None, is_sidechain: bool = False) -> list[Signal]:
-    """Signals for ``turns`` in order; ``previous`` is the turn before the first (or None)."""
+                 adjust: Callable[[str, str], int] | None = None, is_sidechain: bool = False,
+                 classify=None) -> list[Signal]:
+    """Signals for ``turns`` in order; ``previous`` is the turn before the first (or None).
+
+    ``classify`` (``classifier.Classifier``), when given, decides which prompts are rule candidates;
+    without it the phrase tables decide alone."""
     facts = list(facts)
+    decisions = _decisions(turns, previous, classify, is_sidechain)
     out: list[Signal] = []
     prev = previous
     for turn in turns:
         found: list[Signal] = []
-        prompt_ok = not is_sidechain and getattr(turn, "kind", "prompt") == "prompt"
-        if prompt_ok:
-            from ..redact import should_skip
-
-            prompt_ok = not should_skip(turn.prompt)
-        if prompt_ok:
+        if _prompt_ok(turn, is_sidechain):
             ctx = Context(
                 after_reply=prev is not None,  # even an interrupted turn was a reply the user reacts to
                 after_action=prev is not None and len(prev.tool_calls) >= 2,
                 after_question=prev is not None and prev.assistant_text().rstrip().endswith("?"),
             )
-            for hit in detect_phrases(turn.prompt, ctx) + detect_commands(turn.prompt):
+            hits = _decided(detect_phrases(turn.prompt, ctx), decisions.get(turn.uuid), turn.prompt)
+            for hit in hits + detect_commands(turn.prompt):
+                extra = {"lang": hit.lang} if hit.lang and hit.lang != "en" else {}
+                if hit.prob is not None:
+                    extra["p"] = f"{hit.prob:.2f}"
                 found.append(Signal(hit.type, hit.quote, hit.confidence, pattern=", ".join(hit.patterns[:3]),
                                     tags=hit.tags, scope=scope_of(hit.quote), context=_action_summary(prev),
-                                    extra={"lang": hit.lang} if hit.lang and hit.lang != "en" else {}))
+                                    extra=extra))
             if facts and turn.assistant_texts:
                 missing = detect_missing_context(turn.assistant_texts[-1], facts)
                 if missing:

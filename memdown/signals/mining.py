@@ -67,7 +67,7 @@ class _Prev:
         return "\n\n".join(self.assistant_texts)
 
 
-def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust):
+def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust, classify=None):
     from ..transcript.parser import parse_transcript
 
     try:
@@ -85,7 +85,7 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
         calls.extend(preamble.tool_calls)
     previous = _Prev(last, preamble) if last or preamble is not None else None
     found.extend(detect_turns(transcript.turns, previous=previous, facts=facts, adjust=adjust,
-                              is_sidechain=sidechain))
+                              is_sidechain=sidechain, classify=None if sidechain else classify))
     for turn in transcript.turns:
         calls.extend(turn.tool_calls)
         for call in turn.tool_calls:  # when each call happened: a signal built from it is dated by it
@@ -161,10 +161,13 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
 
 
 def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
-                 facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None) -> list[Signal]:
+                 facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None,
+                 classify=None) -> list[Signal]:
     """Detect signals in the transcript since the stored mining point; write and return them.
 
-    ``facts`` (what the agent is told) and ``adjust`` (past reviews) come from ``services.signal_mining``."""
+    ``facts`` (what the agent is told), ``adjust`` (past reviews) and ``classify`` (the learned
+    detector, ``classifier.Classifier``; None: the phrase tables decide) come from
+    ``services.signal_mining``."""
     root = Path(root)
     if not config["mining.enabled"] or memdown_disabled():
         return []
@@ -193,7 +196,8 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
             entry = files.get(key, {})
             try:
                 sigs, end, last, file_calls, file_prompts = _mine_file(path, int(entry.get("offset", 0) or 0), entry.get("last", {}),
-                                                         sidechain=sidechain, facts=facts, adjust=adjust)
+                                                         sidechain=sidechain, facts=facts, adjust=adjust,
+                                                         classify=classify)
             except MemdownError as exc:
                 if not sidechain:
                     main_error = exc

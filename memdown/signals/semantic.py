@@ -31,12 +31,18 @@ PROMPT_CHARS = 2_000
 
 INSTRUCTIONS = """You label messages a developer typed to a coding assistant. For each message, list the
 learning signals it contains, if any:
-- correction: the user corrects the assistant ("no, use X", "that's wrong", "don't use Y")
-- convention: a lasting project or personal rule ("always/never …", "in this repo we …", "X goes in Y")
+- correction: the user rejects, corrects or redirects what the assistant just did, proposed, assumed or
+  said, also when phrased as a statement or a question ("no, use X", "that's wrong", "that is not an
+  option", "we already have X", "do we not have X?", "why did you delete Y?", "I don't want X, I want Y")
+- convention: a lasting project rule or fact, or a standing preference about how to work ("always/never
+  …", "in this repo we …", "X goes in Y", "one step at a time", "don't stop to ask me")
 - positive: praise right after the assistant did something ("perfect", "that works")
-- memory_request: the user asks to remember or save something
+- memory_request: the user asks to remember or save something for later ("remember …", "add this to
+  CLAUDE.md")
 - revert: the user says a previously learned rule was wrong
-Ignore quoted code, pasted logs and questions without a correction. Messages may be in any language.
+Not signals: new tasks, questions asking for information, answers to the assistant's questions (picking an
+offered option), bug reports and pasted logs, chatter ("sweet", "it worked!", "ok"), replies of other
+agents the user relays, quoted code. Messages may be in any language.
 Reply with JSON only: a list of {"n": <message number>, "type": <type>, "confidence": 1-3,
 "quote": <the exact words from the message>}. Reply [] when nothing applies.
 

@@ -1,0 +1,187 @@
+"""A learned detector of rule candidates in the user's prompts (corrections, conventions, preferences,
+explicit "remember" requests), over features memdown already has.
+
+The phrase tables decided alone before; on other people's words they matched praise and chatter and
+missed corrections phrased as statements or questions. Here a logistic regression decides, over:
+
+- the packaged MiniLM embedding of the cleaned prompt (``index.embedder``; always the packaged model,
+  whatever ``embedding.model`` says, because the weights were fitted on its vectors);
+- hashed character n-grams of the cleaned prompt (any script, no vocabulary file);
+- the phrase-table hits, as features (``detect.detect_phrases``);
+- the turn before: did the assistant just ask a question, run tools, how long was its answer, and the
+  embedding of its last words (a correction answers something the agent just did).
+
+Weights live in ``detector_model.npz`` beside this file (fitted by ``bench/signals/train_detector.py``
+on the dev half of the repository-held-out labels). Inference is plain numpy plus the embedder; both
+are imported inside functions, so importing this module costs nothing on a hook's fast path. Mining
+runs it in the detached worker.
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .clean import clean_prompt, looks_relayed
+from .text import normalize
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODEL_FILE = Path(__file__).resolve().parent / "detector_model.npz"
+FEATURE_VERSION = 1
+N_BUCKETS = 1 << 14
+NGRAMS = (1, 2, 3, 4)
+TEXT_LIMIT = 1200
+EMBED_LIMIT = 400  # characters embedded: the point of a correction comes early; long prompts are specs
+SAID_LIMIT = 300
+PHRASE_TYPES = ("correction", "convention", "memory_request", "revert", "positive")
+# The label each class stands for, as the signal type mining writes.
+CLASS_TYPES = ("none", "correction", "convention", "memory_request")
+
+Embed = Callable[[Sequence[str]], "np.ndarray"]
+
+
+@dataclass
+class Example:
+    """What the classifier reads for one prompt: its words and the turn before it."""
+
+    prompt: str
+    prev_said: str = ""
+    prev_tools: int = 0
+    first: bool = False
+
+
+def example_of(prompt: str, prev) -> Example:
+    """An ``Example`` from a transcript turn's prompt and the turn before (or None)."""
+    said = prev.assistant_texts[-1] if prev is not None and getattr(prev, "assistant_texts", None) else ""
+    tools = len(prev.tool_calls) if prev is not None else 0
+    return Example(prompt, said, tools, prev is None)
+
+
+def prompt_text(prompt: str) -> str:
+    """The user's own words: code, quotes, tags and pasted logs removed, one line, bounded."""
+    return " ".join(clean_prompt(prompt or "").split())[:TEXT_LIMIT]
+
+
+def char_ngrams(text: str) -> dict[int, float]:
+    """Hashed character n-gram counts (sublinear, L2-normalised): bucket -> weight."""
+    norm = f" {normalize(text)} "
+    counts: dict[int, int] = {}
+    for n in NGRAMS:
+        for k in range(len(norm) - n + 1):
+            gram = norm[k:k + n]
+            if n == 1 and gram.isascii():
+                continue  # single latin letters carry no signal; a CJK character does
+            bucket = zlib.crc32(f"{n}|{gram}".encode()) % N_BUCKETS
+            counts[bucket] = counts.get(bucket, 0) + 1
+    weights = {b: 1.0 + math.log(c) for b, c in counts.items()}
+    norm2 = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+    return {b: w / norm2 for b, w in weights.items()}
+
+
+def dense_features(example: Example) -> list[float]:
+    """Phrase-table hits and the shape of the turn before, as numbers."""
+    from .detect import Context, detect_phrases
+
+    prev_said = example.prev_said or ""
+    ctx = Context(after_reply=not example.first, after_action=example.prev_tools >= 2,
+                  after_question=prev_said.rstrip().endswith(("?", "？")))
+    hits = {hit.type: hit.confidence for hit in detect_phrases(example.prompt, ctx)}
+    text = prompt_text(example.prompt)
+    phrase = [hits.get(kind, 0) / 3.0 for kind in PHRASE_TYPES]
+    shape = [
+        1.0 if ctx.after_question else 0.0,
+        1.0 if ctx.after_action else 0.0,
+        1.0 if example.first else 0.0,
+        math.log1p(example.prev_tools) / 4.0,
+        math.log1p(len(prev_said)) / 8.0,
+        math.log1p(len(text)) / 8.0,
+        math.log1p(len(example.prompt or "")) / 8.0,
+        1.0 if looks_relayed(example.prompt or "") else 0.0,
+        1.0 if text.rstrip().endswith(("?", "？")) else 0.0,
+    ]
+    return phrase + shape
+
+
+def packaged_embed() -> Embed:
+    """The packaged MiniLM model (offline); raises ``ModelUnavailableError`` when it is missing."""
+    from ..config import PACKAGED_MODEL
+    from ..index.embedder import FastEmbedder
+
+    embedder = FastEmbedder(PACKAGED_MODEL, batch_size=16)
+    embedder.load()
+    return embedder.embed_array
+
+
+def design_matrix(examples: Sequence[Example], embed: Embed, spec: dict) -> "np.ndarray":
+    """One row of features per example, blocks scaled as ``spec`` says (the training and the shipped
+    detector build rows with this one function)."""
+    import numpy as np
+
+    blocks = []
+    texts = [prompt_text(e.prompt) or "(empty)" for e in examples]
+    if spec.get("embed", 1.0):
+        blocks.append(spec["embed"] * np.asarray(embed([t[:EMBED_LIMIT] for t in texts]), dtype=np.float32))
+    if spec.get("said", 0.0):
+        saids = [" ".join((e.prev_said or "").split())[-SAID_LIMIT:] or "(start)" for e in examples]
+        blocks.append(spec["said"] * np.asarray(embed(saids), dtype=np.float32))
+    if spec.get("ngrams", 1.0):
+        grams = np.zeros((len(examples), N_BUCKETS), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for bucket, weight in char_ngrams(text).items():
+                grams[row, bucket] = weight
+        blocks.append(spec["ngrams"] * grams)
+    if spec.get("dense", 1.0):
+        blocks.append(spec["dense"] * np.asarray([dense_features(e) for e in examples], dtype=np.float32))
+    return np.hstack(blocks) if blocks else np.zeros((len(examples), 0), dtype=np.float32)
+
+
+class Classifier:
+    """Scores prompts: P(rule candidate) and the most likely signal type."""
+
+    def __init__(self, weights: dict, embed: Embed) -> None:
+        self.coef = weights["coef"]            # (classes, features)
+        self.intercept = weights["intercept"]  # (classes,)
+        self.threshold = float(weights["threshold"])
+        self.spec = {k: float(weights[f"scale_{k}"]) for k in ("embed", "said", "ngrams", "dense")}
+        self.embed = embed
+
+    def scores(self, examples: Sequence[Example]) -> list[tuple[float, str]]:
+        """(probability the prompt is a rule candidate, the signal type it would be) per example."""
+        import numpy as np
+
+        if not examples:
+            return []
+        logits = design_matrix(examples, self.embed, self.spec) @ self.coef.T + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        out = []
+        for row in probs:
+            kind = CLASS_TYPES[1 + int(np.argmax(row[1:]))]
+            out.append((float(1.0 - row[0]), kind))
+        return out
+
+    def decide(self, examples: Sequence[Example]) -> list[tuple[bool, float, str]]:
+        """(flagged, probability, type) per example at the shipped operating point."""
+        return [(p >= self.threshold, p, kind) for p, kind in self.scores(examples)]
+
+
+def load_weights(path: Path = MODEL_FILE) -> dict:
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as data:
+        weights = {name: data[name] for name in data.files}
+    if int(weights["feature_version"]) != FEATURE_VERSION:
+        raise ValueError(f"{path.name}: feature version {int(weights['feature_version'])}, "
+                         f"this memdown reads {FEATURE_VERSION}")
+    return weights
+
+
+def load_classifier(embed: Embed | None = None, path: Path = MODEL_FILE) -> Classifier:
+    """The shipped classifier with the packaged embedder (or ``embed``, for tests and benchmarks)."""
+    return Classifier(load_weights(path), embed or packaged_embed())
