@@ -62,8 +62,9 @@ def model_detector(files: dict[str, list]) -> dict[tuple[str, str], bool]:
     """The shipped detector: detect_turns with the learned classifier deciding."""
     from memdown.signals.classifier import load_classifier
     from memdown.signals.detect import detect_turns
+    from train_detector import CachedEmbed  # the packaged model's vectors, cached outside the repo
 
-    classify = load_classifier()
+    classify = load_classifier(CachedEmbed())
     out = {}
     for rel, turns in files.items():
         for sig in detect_turns(turns, classify=classify):
@@ -103,7 +104,8 @@ def evaluate(shared: Path | None = None, detector: str = "model", half: str = "d
         return {"items": []}
     items = [i for i in load_items(shared, detector) if i["half"] == half]
     by_lang = {lang: score([i for i in items if i["lang"] == lang]) for lang in LANGS}
-    by_label = {kind: score([i for i in items if i["label"] == kind]) for kind in KINDS}
+    # a label has no false positives of its own: recall only
+    by_label = {kind: {**score([i for i in items if i["label"] == kind]), "precision": None} for kind in KINDS}
     return {"items": items, "detector": detector, "half": half, "all": score(items),
             "by_lang": {k: v for k, v in by_lang.items() if v["prompts"]}, "by_label": by_label}
 

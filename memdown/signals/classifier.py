@@ -170,6 +170,10 @@ class Classifier:
         """(flagged, probability, type) per example at the shipped operating point."""
         return [(p >= self.threshold, p, kind) for p, kind in self.scores(examples)]
 
+    def decide_turns(self, pairs: Sequence[tuple[str, object]]) -> list[tuple[bool, float, str]]:
+        """``decide`` for (prompt, the transcript turn before it or None) pairs (``detect.detect_turns``)."""
+        return self.decide([example_of(prompt, prev) for prompt, prev in pairs])
+
 
 def load_weights(path: Path = MODEL_FILE) -> dict:
     import numpy as np

@@ -206,14 +206,13 @@ def _decisions(turns: list, previous, classify, is_sidechain: bool) -> dict[str,
     """The classifier's (flagged, probability, type) per prompt turn uuid, in one batch."""
     if classify is None:
         return {}
-    from .classifier import example_of
-
-    pairs, prev = [], previous
+    uuids, pairs, prev = [], [], previous
     for turn in turns:
         if _prompt_ok(turn, is_sidechain):
-            pairs.append((turn.uuid, example_of(turn.prompt, prev)))
+            uuids.append(turn.uuid)
+            pairs.append((turn.prompt, prev))
         prev = turn
-    return {uuid: d for (uuid, _), d in zip(pairs, classify.decide([e for _, e in pairs]))}
+    return dict(zip(uuids, classify.decide_turns(pairs)))
 
 
 def _decided(hits: list[Hit], decision: tuple[bool, float, str] | None, prompt: str) -> list[Hit]:
@@ -229,9 +228,7 @@ def _decided(hits: list[Hit], decision: tuple[bool, float, str] | None, prompt: 
             hit.patterns.insert(0, "model")
             hit.confidence, hit.prob = max(hit.confidence, confidence), prob
     if flagged and not any(h.type in RULE_TYPES for h in kept):
-        from .classifier import prompt_text
-
-        quote = one_line(prompt_text(prompt), 300)
+        quote = one_line(clean_prompt(prompt), 300)
         kept.insert(0, Hit(kind, confidence, ["model"], "", quote, tags=_tags(quote, ""), prob=prob))
     return kept
 

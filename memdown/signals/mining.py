@@ -163,11 +163,8 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
 def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
                  facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None,
                  classify=None) -> list[Signal]:
-    """Detect signals in the transcript since the stored mining point; write and return them.
-
-    ``facts`` (what the agent is told), ``adjust`` (past reviews) and ``classify`` (the learned
-    detector, ``classifier.Classifier``; None: the phrase tables decide) come from
-    ``services.signal_mining``."""
+    """Detect signals since the stored mining point; write and return them. ``facts``, ``adjust`` and
+    ``classify`` (the learned detector, or None: phrase tables decide) come from services.signal_mining."""
     root = Path(root)
     if not config["mining.enabled"] or memdown_disabled():
         return []
