@@ -96,3 +96,12 @@ def test_a_full_memdown_home_never_quarantines_a_job_whose_entry_landed(tmp_path
     archived = list((Path(os.environ["MEMDOWN_HOME"]) / "transcripts").rglob("*"))
     assert any(p.is_file() for p in archived)
     assert json.loads(json.dumps(job_status.queue_status(memory_root))) == [0, 0, 0]
+
+
+def test_a_line_written_after_a_nul_run_is_still_read(tmp_path):
+    """A crash leaves NULs where its line should be; the next writer's line follows on the same line."""
+    b, transcript = _four_turns(tmp_path)
+    lines = transcript.read_bytes().split(b"\n")
+    lines[2] = b"\x00" * 700 + lines[2]  # turn 1's prompt
+    transcript.write_bytes(b"\n".join(lines))
+    assert [t.uuid for t in parse_transcript(transcript).turns] == b.turn_uuids
