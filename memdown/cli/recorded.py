@@ -121,6 +121,20 @@ class _CleanLines(io.TextIOBase):
     def isatty(self) -> bool:
         return bool(self.target.isatty())
 
+    def fileno(self) -> int:  # cli.failure.stdout_closed polls the real pipe
+        return int(self.target.fileno())
+
+
+class _Collect(io.StringIO):
+    """An agent's stdout while the command runs: collected, but polled as the real pipe."""
+
+    def __init__(self, target: Any) -> None:
+        super().__init__()
+        self.target = target
+
+    def fileno(self) -> int:
+        return int(self.target.fileno())
+
 
 def gated_output(command: str, captured: str, *, as_json: bool) -> str:
     """A command's whole stdout as an agent may read it: labelled JSON, or one fenced block."""
@@ -153,7 +167,7 @@ def output_gate(argv: list[str], commands: Any) -> Iterator[None]:
             sys.stdout = real_out
         return
     real_out, real_err = sys.stdout, sys.stderr
-    buffer = io.StringIO()
+    buffer = _Collect(real_out)
     sys.stdout, sys.stderr = buffer, _CleanLines(real_err)
     try:
         yield
