@@ -47,8 +47,8 @@ def _fake_claude(tmp_path: Path, monkeypatch) -> Path:
     return log
 
 
-def _session(tmp_path: Path) -> Path:
-    tb = TranscriptBuilder(session_id="sess-s")
+def _session(tmp_path: Path, session_id: str = "sess-s") -> Path:
+    tb = TranscriptBuilder(session_id=session_id)
     tb.prompt("set up the project")
     tb.tool("Bash", {"command": "npm install"}, "ok")
     tb.reply("Done with npm.")
@@ -57,7 +57,7 @@ def _session(tmp_path: Path) -> Path:
     tb.prompt("that's fine but in our team lockfiles are committed")
     tb.reply("Noted.")
     tb.prompt("this line is invented for the test")
-    return tb.write(tmp_path / "sess-s.jsonl")
+    return tb.write(tmp_path / f"{session_id}.jsonl")
 
 
 def test_classifier_confirms_and_adds_signals(memory_root, tmp_path, monkeypatch):
@@ -87,8 +87,9 @@ def test_fallback_keeps_pattern_results(memory_root, tmp_path, monkeypatch):
     assert sweep(memory_root, config=load_config(memory_root))["semantic"] is None and not log.exists()
     monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
     monkeypatch.setenv("FAKE_CLAUDE_FAIL", "1")
-    (tmp_path / "sess-s2.jsonl").write_text((tmp_path / "sess-s.jsonl").read_text().replace("sess-s", "sess-t"))
-    mine_session(memory_root, tmp_path / "sess-s2.jsonl", "sess-t", config=load_config(memory_root))
+    # A second session with the same words (its own turns: a copy of the first file's turns would be a
+    # fork's, which memdown records once).
+    mine_session(memory_root, _session(tmp_path, "sess-t"), "sess-t", config=load_config(memory_root))
     report = sweep(memory_root, config=load_config(memory_root))
     assert report["semantic"]["fallback"] is True
     assert [s.type for s in store.load(memory_root)] == [s.type for s in mined] * 2
