@@ -52,14 +52,17 @@ class QueueStatus(tuple):
 
 def queue_status(root: Path) -> QueueStatus:
     """Pending and quarantined jobs (what ``verify`` and the SessionStart status line report)."""
-    pending = pending_jobs(root)
-    failing = 0
-    for path in pending:
+    waiting = failing = 0
+    for path in pending_jobs(root):
         try:
-            if read_record(fsutil.read_bytes(path)).get("attempts"):
-                failing += 1
+            record = read_record(fsutil.read_bytes(path))
         except (OSError, ValueError, UnicodeDecodeError):
-            failing += 1
+            waiting, failing = waiting + 1, failing + 1
+            continue
+        if "capture" in (record.get("done_steps") or []):
+            continue  # its turns are in the markdown; a later step (archive, index) retries on its own
+        waiting += 1
+        failing += 1 if record.get("attempts") else 0
     folder = jobs_dir(root)
     stranded = 0  # interrupted .tmp and legacy failed/ jobs are pending too until recovered
     for sub in (folder, folder / "failed"):
@@ -71,7 +74,7 @@ def queue_status(root: Path) -> QueueStatus:
         quarantined = sum(1 for e in os.scandir(quarantine_dir(root)) if e.name.endswith(".json"))
     except OSError:
         quarantined = 0
-    return QueueStatus(len(pending) + stranded, quarantined, failing)
+    return QueueStatus(waiting + stranded, quarantined, failing)
 
 
 def verify_lines(root: Path) -> list[str]:

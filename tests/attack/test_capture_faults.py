@@ -85,6 +85,7 @@ def test_a_full_memdown_home_never_quarantines_a_job_whose_entry_landed(tmp_path
         if not job.exists():
             break
         worker.run_job_file(memory_root, config, job)
+        assert job_status.verify_lines(memory_root) == []  # recorded: never reported as a turn waiting
     assert job_status.queue_status(memory_root).quarantined == 0
     text = "".join(p.read_text() for p in (memory_root / "memory").glob("*.md"))
     assert all(text.count(f"turn:{u}") == 1 for u in b.turn_uuids)
