@@ -129,6 +129,9 @@ def test_day_file_linked_to_credentials(tmp_path: Path, inited: Path, isolate_pa
     _no_copy_of(inited, SECRET)
     for day in DAYS:  # the planted link is left as it is, not replaced by a file holding the target
         assert (inited / "memory" / f"{day}.md").is_symlink()
+    # the refusal is named in the hook log, on one line (the turn waits in the quarantine, not lost)
+    refused = [ln for ln in (inited / "logs" / "hooks.log").read_text().splitlines() if "refused" in ln]
+    assert refused and all("a symlink" in ln and ".md" in ln for ln in refused)
 
 
 def test_day_file_hard_linked_to_credentials(tmp_path: Path, inited: Path, isolate_paths: Path, home: Path) -> None:
