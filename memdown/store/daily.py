@@ -26,14 +26,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
 from .. import fsutil, paths
 from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
 from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
-
-_md = MarkdownIt("commonmark", {"html": True})
+from .fastblocks import block_events
 
 
 SUMMARY, RECALL = "summary", "recall"
@@ -283,6 +280,25 @@ class LoggedEntry:
     body: str  # the entry's lines, anchors removed
 
 
+def _headings(text: str) -> list[tuple[int, str]]:
+    """(line, title) of every heading: the line scan for the shape memdown writes, markdown-it otherwise.
+
+    SessionStart's digest reads the newest days on every session start; importing and running
+    markdown-it there cost more than the rest of the hook (``fastblocks`` gives the same answer).
+    """
+    events = block_events(text)
+    if events is not None:
+        return [(start, title) for kind, start, _end, _level, title in events if kind == "h"]
+    from .markdown import block_parser
+
+    tokens = block_parser().parse(text)  # headings need no inline parse
+    return [
+        (t.map[0], tokens[i + 1].content.strip())
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open" and t.map and i + 1 < len(tokens)
+    ]
+
+
 def read_entries(path: Path) -> list[LoggedEntry]:
     """The ``###`` entries of one day file, in file order."""
     try:
@@ -290,12 +306,7 @@ def read_entries(path: Path) -> list[LoggedEntry]:
     except OSError:
         return []
     lines = text.split("\n")
-    tokens = _md.parse(text)
-    heads = [
-        (t.map[0], tokens[i + 1].content.strip())
-        for i, t in enumerate(tokens)
-        if t.type == "heading_open" and t.map and i + 1 < len(tokens)
-    ]
+    heads = _headings(text)
     entries: list[LoggedEntry] = []
     for n, (line, title) in enumerate(heads):
         level = len(lines[line]) - len(lines[line].lstrip("#"))

@@ -1,0 +1,184 @@
+"""Every hook imports only what its path needs: an allow-list per event, checked in a fresh interpreter.
+
+Hooks run on every prompt, tool call and turn; each module imported is paid on each of them (issue 21:
+SessionStart spent most of its budget importing markdown-it and compiling the learning loop's patterns).
+The hook runs the way the plugin's shim runs it (``python -I -S``, ``memdown.entry``), on a project with
+memory, and the modules it leaves in ``sys.modules`` (minus the interpreter's own start-up set) must all
+be on the event's list: standard-library packages by top-level name, memdown modules by name or glob.
+A third-party package (markdown_it, yaml, click, rich, numpy, lancedb, fastembed, ...) is on no list.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "bench" / "retrieval" / "corpus"
+
+# What pathlib, json, re, os and signal bring: every hook but the PreToolUse short path pays these.
+_BASE = {
+    "__future__", "_collections", "_collections_abc", "_functools", "_json", "_operator", "_sre", "_stat",
+    "atexit", "collections", "copyreg", "enum", "functools", "genericpath", "itertools", "json", "keyword",
+    "operator", "os", "posixpath", "re", "reprlib", "stat", "types", "signal", "errno", "fcntl", "fnmatch",
+    "ntpath", "pathlib", "urllib", "ipaddress", "contextlib", "warnings", "_weakrefset", "time",
+    "_blake2", "_hashlib", "hashlib", "typing", "_typing", "unicodedata",
+}
+_PRETOOL_STDLIB = {
+    "__future__", "_collections", "_collections_abc", "_functools", "_json", "_operator", "_sre", "_stat",
+    "atexit", "collections", "copyreg", "enum", "functools", "genericpath", "itertools", "json", "keyword",
+    "operator", "os", "posixpath", "re", "reprlib", "stat", "types", "unicodedata",
+}
+# The hook skeleton: entry, runner, where-is-the-root, config.
+_HOOK_CORE = ["memdown", "memdown.entry", "memdown.envflags", "memdown.errors", "memdown.paths", "memdown.config",
+              "memdown.committed_config", "memdown.hooks", "memdown.hooks.runner", "memdown.hooks.where",
+              "memdown.fsutil", "memdown.fsutil.*", "memdown.services", "memdown.services.jobs"]
+_CAPTURE = {"stdlib": _BASE, "memdown": _HOOK_CORE + [
+    "memdown.hooks.detach", "memdown.services.detached", "memdown.services.spawn"]}
+
+ALLOWED: dict[str, dict[str, object]] = {
+    "UserPromptSubmit": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session"]},
+    "Stop": _CAPTURE,
+    "PreCompact": _CAPTURE,
+    "SessionEnd": _CAPTURE,
+    "SessionStart": {"stdlib": _BASE | {
+        "_ast", "_bisect", "_datetime", "_locale", "_opcode", "_posixsubprocess", "_random", "_sha512", "_string",
+        "_struct", "ast", "base64", "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "hmac", "html",
+        "importlib", "inspect", "linecache", "locale", "logging", "math", "opcode", "random", "secrets", "select",
+        "selectors", "string", "struct", "subprocess", "textwrap", "threading", "token", "tokenize", "traceback",
+        "weakref"}, "memdown": _HOOK_CORE + [
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.*",
+        "memdown.learning", "memdown.learning.*", "memdown.signals", "memdown.signals.*", "memdown.store",
+        "memdown.store.anchors", "memdown.store.daily", "memdown.store.entries", "memdown.store.entry_edit",
+        "memdown.store.entry_format", "memdown.store.fastblocks", "memdown.store.gitstate", "memdown.store.markdown",
+        "memdown.store.written"]},
+    "PostToolUseFailure": {"stdlib": _BASE | {
+        "_ast", "_bisect", "_compression", "_datetime", "_opcode", "_random", "_sha512", "_struct", "ast", "base64",
+        "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
+        "linecache", "math", "opcode", "random", "secrets", "struct", "token", "tokenize", "weakref", "zlib"},
+        "memdown": _HOOK_CORE + [
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session",
+        "memdown.learning", "memdown.learning.fixes", "memdown.redact", "memdown.redact.*", "memdown.signals",
+        "memdown.signals.store", "memdown.signals.text", "memdown.signals.tool_patterns", "memdown.store",
+        "memdown.store.anchors", "memdown.store.entries", "memdown.store.entry_edit", "memdown.store.entry_format",
+        "memdown.store.markdown", "memdown.transcript", "memdown.transcript.*"]},
+    "PreToolUse": {"stdlib": _PRETOOL_STDLIB, "memdown": [
+        "memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "memdown.hooks.output",
+        "memdown.hooks.pretool", "memdown.shellguard", "memdown.fence"]},
+}
+
+PAYLOADS = {
+    "SessionStart": {"source": "startup"},
+    "UserPromptSubmit": {"prompt": "why did the migration fail last time?"},
+    "Stop": {"stop_hook_active": False},
+    "PreCompact": {"trigger": "auto"},
+    "SessionEnd": {"reason": "exit"},
+    "PostToolUseFailure": {"tool_name": "Bash", "tool_input": {"command": "pytest -x"},
+                           "error": "FAILED tests/test_login.py::test_login - AssertionError"},
+}
+CASES = [(event, payload) for event, payload in PAYLOADS.items()] + [
+    ("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status && ls -la"}}),
+    ("PreToolUse", {"tool_name": "Skill", "tool_input": {"skill": "memdown:memory-recall"}}),
+]
+
+# Runs the hook as the shim does, then prints what it imported (also when the hook exits).
+_RUN = """import sys
+_start = set(sys.modules)
+sys.path[:0] = [{repo!r}, {site!r}]
+sys.argv = ['memdown', 'hook', {event!r}]
+try:
+    from memdown.entry import main
+    main()
+finally:
+    sys.stderr.write('\\nIMPORTED ' + repr(sorted(set(sys.modules) - _start)) + '\\n')
+"""
+
+
+def _foreign(modules: list[str], allowed: dict[str, object]) -> list[str]:
+    stdlib, own = allowed["stdlib"], allowed["memdown"]
+    bad = []
+    for name in modules:
+        top = name.partition(".")[0]
+        if top == "memdown":
+            if not any(fnmatch.fnmatchcase(name, pattern) for pattern in own):  # type: ignore[union-attr]
+                bad.append(name)
+        elif top in sys.stdlib_module_names or top in ("_abc", "_io", "_signal", "_thread", "_warnings"):
+            if top not in stdlib:  # type: ignore[operator]
+                bad.append(name)
+        else:  # a third-party package: none belongs on a hook's path
+            bad.append(name)
+    return bad
+
+
+@pytest.fixture
+def project_with_memory(isolate_paths: Path, memory_root: Path) -> Path:
+    memory = memory_root / "memory"
+    memory.mkdir(parents=True)
+    (memory_root / "state").mkdir()
+    for day in sorted(CORPUS.glob("2026-06-0*.md")):
+        shutil.copy(day, memory / day.name)
+    return isolate_paths
+
+
+def imported_by_hook(event: str, payload: dict, project: Path) -> list[str]:
+    code = _RUN.format(repo=str(REPO), site=sysconfig.get_paths()["purelib"], event=event)
+    stdin = json.dumps({"session_id": "s-imports", "transcript_path": str(project / "absent.jsonl"),
+                        "cwd": str(project), "hook_event_name": event, **payload})
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}  # no claude: a capture's worker writes extractively
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=stdin, capture_output=True, text=True,
+                          cwd=project, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    json.loads(proc.stdout or "{}")  # the answer stays valid JSON
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("IMPORTED ")]
+    assert line, proc.stderr
+    return eval(line[-1].removeprefix("IMPORTED "))  # noqa: S307  (our own repr of a list of str)
+
+
+@pytest.mark.parametrize("event,payload", CASES, ids=[f"{e}-{p.get('tool_name', '')}".rstrip("-") for e, p in CASES])
+def test_hook_imports_only_its_allow_list(event: str, payload: dict, project_with_memory: Path) -> None:
+    modules = imported_by_hook(event, payload, project_with_memory)
+    assert "memdown.hooks" in modules or "memdown.entry" in modules  # the hook did run
+    assert _foreign(modules, ALLOWED[event]) == []
+
+
+def test_the_check_sees_third_party_and_unlisted_modules() -> None:
+    allowed = ALLOWED["UserPromptSubmit"]
+    assert _foreign(["markdown_it", "markdown_it.main", "yaml", "click", "rich.console", "numpy", "lancedb",
+                     "pyarrow", "fastembed", "onnxruntime", "disarm", "detect_secrets", "opencc", "frontmatter"],
+                    allowed) == ["markdown_it", "markdown_it.main", "yaml", "click", "rich.console", "numpy", "lancedb",
+                                 "pyarrow", "fastembed", "onnxruntime", "disarm", "detect_secrets", "opencc",
+                                 "frontmatter"]
+    assert _foreign(["memdown.store.daily", "memdown.index.lance", "dataclasses"], allowed) == [
+        "memdown.store.daily", "memdown.index.lance", "dataclasses"]
+    assert _foreign(["re", "re._parser", "memdown.fsutil.durable"], allowed) == []
+
+
+def _markdown_it_headings(text: str) -> list[tuple[int, str]]:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(text)
+    return [(t.map[0], tokens[i + 1].content.strip()) for i, t in enumerate(tokens)
+            if t.type == "heading_open" and t.map and i + 1 < len(tokens)]
+
+
+ODD_DAYS = [
+    "# 2026-06-01\n\n## Session 10:00\n\n### 10:05\n- a\n\tindented with a tab\n### 10:07 ##\n- b\n",
+    "# day\n\nSetext title\n===\n\n### 10:00\n> quoted\n### 10:01\n```\n### not a heading\n```\n",
+    "### 09:00\r\n- crlf\r\n### 09:01\r\n- two\r\n",
+]
+
+
+@pytest.mark.parametrize("text", [p.read_text() for p in sorted(CORPUS.glob("*.md"))[:6]] + ODD_DAYS)
+def test_digest_headings_match_markdown_it(text: str) -> None:
+    """The digest's day reader scans lines instead of importing markdown-it: same headings either way."""
+    from memdown.store.daily import _headings
+
+    assert _headings(text) == _markdown_it_headings(text)
