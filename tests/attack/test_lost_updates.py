@@ -48,11 +48,11 @@ def test_editor_saving_while_stop_hooks_append_loses_no_entry_and_no_human_save(
     _assert_nothing_lost(rec, editor.lost_notes())
 
 
-def _repo_with_memory(tmp_path: Path, name: str) -> tuple[Path, Recording]:
+def _repo_with_memory(tmp_path: Path, name: str, sessions: int = 6) -> tuple[Path, Recording]:
     project = tmp_path / name
     project.mkdir()
     git(project, "init", "-q", "-b", "main")
-    rec = Recording(tmp_path, project, sessions=6, name=name)
+    rec = Recording(tmp_path, project, sessions=sessions, name=name)
     rec.fire(0, sync=True).wait(60)
     day = _day_file(rec.root)
     day.write_text(day.read_text() + "\nA paragraph the person wrote and committed.\n")
@@ -84,7 +84,7 @@ def test_git_stash_and_pop_in_a_loop_while_stop_hooks_append_loses_nothing(tmp_p
 
 
 def test_git_pull_in_a_loop_while_two_clones_record_loses_nothing(tmp_path):
-    project, rec = _repo_with_memory(tmp_path, "clone-a")
+    project, rec = _repo_with_memory(tmp_path, "clone-a", sessions=12)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(project, "remote", "add", "origin", str(remote))
@@ -118,7 +118,10 @@ def test_git_pull_in_a_loop_while_two_clones_record_loses_nothing(tmp_path):
     finally:
         teammate.stop()
         puller.stop()
-    commit_and_pull()
+    for _ in range(5):  # a pull the loop's own race refused ("local changes would be overwritten"): again
+        commit_and_pull()
+        if git(project, "merge-base", "--is-ancestor", "origin/main", "HEAD", check=False).returncode == 0:
+            break
     rec.fire(1, sync=True).wait(60)
     rec.settle()
     text = _day_file(rec.root).read_text()
