@@ -159,6 +159,14 @@ def signals_dir(root: Path) -> Path:
     return root / "signals"
 
 
+def signal_files(root: Path) -> list[Path]:
+    """The signal files, by name (here, not in ``signals.store``: SessionStart stamps them without its imports)."""
+    folder = signals_dir(root)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.md") if not p.name.startswith("."))
+
+
 def index_dir(root: Path) -> Path:
     return root / "index"
 

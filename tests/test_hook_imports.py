@@ -60,6 +60,16 @@ ALLOWED: dict[str, dict[str, object]] = {
         "memdown.store.anchors", "memdown.store.daily", "memdown.store.entries", "memdown.store.entry_edit",
         "memdown.store.entry_format", "memdown.store.fastblocks", "memdown.store.gitstate", "memdown.store.markdown",
         "memdown.store.written"]},
+    # The second session start: the review counts come from state/reflect-cache.json, no parser or pattern table.
+    "SessionStart-warm": {"stdlib": _BASE | {
+        "_ast", "_datetime", "_locale", "_opcode", "_posixsubprocess", "ast", "copy", "dataclasses", "datetime",
+        "dis", "importlib", "inspect", "linecache", "locale", "math", "opcode", "select", "selectors", "subprocess",
+        "threading", "token", "tokenize", "weakref"}, "memdown": _HOOK_CORE + [
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session",
+        "memdown.services.digest", "memdown.services.detached", "memdown.services.job_status",
+        "memdown.services.spawn", "memdown.services.text_first", "memdown.learning", "memdown.learning.counts",
+        "memdown.store", "memdown.store.anchors", "memdown.store.daily", "memdown.store.fastblocks",
+        "memdown.store.gitstate", "memdown.store.written"]},
     "PostToolUseFailure": {"stdlib": _BASE | {
         "_ast", "_bisect", "_compression", "_datetime", "_opcode", "_random", "_sha512", "_struct", "ast", "base64",
         "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
@@ -147,6 +157,14 @@ def test_hook_imports_only_its_allow_list(event: str, payload: dict, project_wit
     modules = imported_by_hook(event, payload, project_with_memory)
     assert "memdown.hooks" in modules or "memdown.entry" in modules  # the hook did run
     assert _foreign(modules, ALLOWED[event]) == []
+
+
+def test_session_start_with_its_cache_warm_imports_no_parser_or_pattern_table(project_with_memory: Path) -> None:
+    (project_with_memory / ".memdown" / "learnings.md").write_text("# Learnings\n")
+    imported_by_hook("SessionStart", PAYLOADS["SessionStart"], project_with_memory)  # fills state/reflect-cache.json
+    modules = imported_by_hook("SessionStart", PAYLOADS["SessionStart"], project_with_memory)
+    assert "memdown.services.session" in modules  # the brief was built
+    assert _foreign(modules, ALLOWED["SessionStart-warm"]) == []
 
 
 def test_the_check_sees_third_party_and_unlisted_modules() -> None:

@@ -13,15 +13,17 @@ from pathlib import Path
 
 from .. import fsutil
 from .. import paths
-from ..config import Config
 from ..fsutil import atomic_write_text
-from ..signals import store
-from ..signals.text import one_line
-from . import candidates as C
-from . import improvements, learnings, meta
+
+TYPE_CHECKING = False  # not `import typing` at run time: SessionStart pays for every import
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 def stats(root: Path, config: Config) -> dict:
+    from ..signals import store
+    from . import learnings, meta
+
     signals = store.load(root)
     by_status: dict[str, int] = {}
     by_type: dict[str, int] = {}
@@ -39,7 +41,7 @@ def stats(root: Path, config: Config) -> dict:
 
 def _stamp(root: Path) -> list:
     out = []
-    for path in [*store.signal_files(root), Path(root) / "learnings.md", Path(root) / "improvements.md"]:
+    for path in [*paths.signal_files(root), Path(root) / "learnings.md", Path(root) / "improvements.md"]:
         try:
             st = os.stat(path)
             out.append([path.name, st.st_mtime_ns, st.st_size])
@@ -57,6 +59,16 @@ def _cached(root: Path) -> dict:
             return data
     except (OSError, ValueError, AttributeError):
         pass
+    return _count(root, cache, stamp)
+
+
+def _count(root: Path, cache: Path, stamp: list) -> dict:
+    """Read the signal and learning files (their parsers and patterns imported only now: the cache missed)."""
+    from ..signals import store
+    from ..signals.text import one_line
+    from . import candidates as C
+    from . import improvements, learnings
+
     items = learnings.load(root)
     promoted = sorted((i for i in items if i.status == "promoted"),
                       key=lambda i: (max([p[-11:-1] for p in i.promoted_to] or [i.last_seen]), i.id), reverse=True)

@@ -178,11 +178,7 @@ def day_file(root: Path, day: str) -> Path:
     return paths.signals_dir(root) / f"{day}.md"
 
 
-def signal_files(root: Path) -> list[Path]:
-    folder = paths.signals_dir(root)
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("*.md") if not p.name.startswith("."))
+signal_files = paths.signal_files
 
 
 # path → (the file's identity when parsed, its signals): a file is parsed again only when it
