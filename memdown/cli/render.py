@@ -59,6 +59,9 @@ def _search(hits: list[dict[str, Any]], out: Write) -> None:
     if not hits:
         out("no matches")
         return
+    weak = weak_match_line(hits[0].get("match"))
+    if weak:
+        out(weak)
     windows = False
     for rank, hit in enumerate(hits, 1):
         window = hit.get("window")
@@ -82,6 +85,16 @@ def _search(hits: list[dict[str, Any]], out: Write) -> None:
         if hit["session"] and hit["turn"]:
             out(f"    drill down: memdown transcript {hit['session']} --turn {hit['turn'][:8]}")
     out(SEARCH_FOOTER_WINDOWS if windows else SEARCH_FOOTER)
+
+
+def weak_match_line(match: dict[str, Any] | None) -> str:
+    """One line when nothing matched strongly (services/match.py), else ""."""
+    if not match or not match.get("weak"):
+        return ""
+    cosine = match.get("cosine")
+    meaning = f"best cosine {cosine:.2f}" if cosine is not None else "no vector evidence"
+    return (f"weak match: no hit shares the query's meaning or most of its words ({meaning}, "
+            f"{match.get('term_share', 0):.0%} of its words); memory may not hold an answer")
 
 
 def _concepts(matches: list[dict[str, Any]], out: Write) -> None:

@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 from . import windows as windows_mod
+from .match import assess
 from .timeframe import find_range
 from .windows import Window, WindowOptions, rank_windows
 
@@ -79,6 +80,9 @@ class Hit:
     # {"embedded", "total"} chunks while a text-first build's vectors are filled in (services/vector_fill.py):
     # this hit came from a search that matched older entries by full text only.
     partial_vectors: dict[str, int] | None = None
+    # How strongly this search matched at all (services/match.py), the same on every hit of one search:
+    # {"weak", "cosine", "term_share"}; weak = nothing here may answer the query.
+    match: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,9 +157,10 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
     section_scores = None
+    query_vector = embedder.embed_query(query) if options.mode != "text" else None
     if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
         vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
-            tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine"))
+            tbl.search(query_vector, query_type="vector").distance_type("cosine"))
         text = tbl.search(query, query_type="fts", fts_columns="fts_text")
         hits, section_scores = windows_mod.fuse_sections(
             [[_to_hit(r, mode) for r in _rows(tbl, b, where, fetch)] for b, mode in ((vector, "vector"), (text, "text"))])
@@ -163,13 +168,13 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         if options.mode == "text":
             builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
         elif options.mode == "vector":
-            builder = tbl.search(embedder.embed_query(query), query_type="vector").distance_type("cosine")
+            builder = tbl.search(query_vector, query_type="vector").distance_type("cosine")
         else:
             from lancedb.rerankers import RRFReranker
 
             builder = (
                 tbl.search(query_type="hybrid", fts_columns="fts_text")
-                .vector(embedder.embed_query(query))
+                .vector(query_vector)
                 .text(query)
                 .distance_type("cosine")
                 .rerank(RRFReranker())
@@ -177,11 +182,16 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         if options.mode != "text":
             builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
         hits = [_to_hit(r, options.mode) for r in _rows(tbl, builder, where, fetch)]
+    match = assess(table, query, query_vector, hits).to_dict() if hits else None
     if windows:
         dates = find_range(query, _today(options.today))
-        return rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
-                            section_scores)
-    return collapse_sections(hits)[: options.k]
+        shown = rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
+                             section_scores)
+    else:
+        shown = collapse_sections(hits)[: options.k]
+    for hit in shown:
+        hit.match = match
+    return shown
 
 
 def _rows(tbl, builder, where: str | None, limit: int) -> list[dict[str, Any]]:
