@@ -57,19 +57,15 @@ ALLOWED: dict[str, dict[str, object]] = {
         "weakref"}, "memdown": _HOOK_CORE + [
         "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.*",
         "memdown.learning", "memdown.learning.*", "memdown.signals", "memdown.signals.*", "memdown.store",
-        "memdown.store.anchors", "memdown.store.daily", "memdown.store.entries", "memdown.store.entry_edit",
+        "memdown.store.anchors", "memdown.store.daily", "memdown.store.dayread", "memdown.store.entries", "memdown.store.entry_edit",
         "memdown.store.entry_format", "memdown.store.fastblocks", "memdown.store.gitstate", "memdown.store.markdown",
         "memdown.store.written"]},
     # The second session start: the review counts come from state/reflect-cache.json, no parser or pattern table.
-    "SessionStart-warm": {"stdlib": _BASE | {
-        "_ast", "_datetime", "_locale", "_opcode", "_posixsubprocess", "ast", "copy", "dataclasses", "datetime",
-        "dis", "importlib", "inspect", "linecache", "locale", "math", "opcode", "select", "selectors", "subprocess",
-        "threading", "token", "tokenize", "weakref"}, "memdown": _HOOK_CORE + [
+    "SessionStart-warm": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
         "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session",
         "memdown.services.digest", "memdown.services.detached", "memdown.services.job_status",
         "memdown.services.spawn", "memdown.services.text_first", "memdown.learning", "memdown.learning.counts",
-        "memdown.store", "memdown.store.anchors", "memdown.store.daily", "memdown.store.fastblocks",
-        "memdown.store.gitstate", "memdown.store.written"]},
+        "memdown.store", "memdown.store.anchors", "memdown.store.dayread", "memdown.store.fastblocks"]},
     "PostToolUseFailure": {"stdlib": _BASE | {
         "_ast", "_bisect", "_compression", "_datetime", "_opcode", "_random", "_sha512", "_struct", "ast", "base64",
         "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
@@ -197,6 +193,6 @@ ODD_DAYS = [
 @pytest.mark.parametrize("text", [p.read_text() for p in sorted(CORPUS.glob("*.md"))[:6]] + ODD_DAYS)
 def test_digest_headings_match_markdown_it(text: str) -> None:
     """The digest's day reader scans lines instead of importing markdown-it: same headings either way."""
-    from memdown.store.daily import _headings
+    from memdown.store.dayread import _headings
 
     assert _headings(text) == _markdown_it_headings(text)

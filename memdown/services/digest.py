@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import paths
 from ..fence import Gated, fence
-from ..store.daily import read_entries
+from ..store.dayread import read_entries
 
 # The digest's part of Claude Code's 10,000-character additionalContext cap
 # (hooks.output.CLAUDE_CODE_CAP); learnings and memdown's own lines share the rest.

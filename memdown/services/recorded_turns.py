@@ -76,7 +76,7 @@ def _line(turn_uuid: str, session: str, message_ids: list[str] | tuple[str, ...]
 
 def _seed(root: Path, path: Path) -> None:
     """Every anchored turn in the daily logs (turns recorded before the registry existed)."""
-    from ..store.daily import read_entries
+    from ..store.dayread import read_entries
 
     lines: list[str] = []
     for day_file in paths.daily_files(root):

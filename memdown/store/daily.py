@@ -30,7 +30,7 @@ from .. import fsutil, paths
 from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
 from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
-from .fastblocks import block_events
+from .dayread import LoggedEntry, read_entries  # noqa: F401  (their home is dayread: SessionStart reads days without the writer)
 
 
 SUMMARY, RECALL = "summary", "recall"
@@ -270,50 +270,3 @@ def vanished(root: Path) -> tuple[list[str], list[str]]:
 def heal_all(root: Path) -> list[str]:
     """``heal`` every file memdown noted writing to (``verify --repair``); the turns written back."""
     return [turn for ledger in written.ledgers(root) for turn in heal(root, written.day_file_of(root, ledger))]
-
-
-@dataclass
-class LoggedEntry:
-    day: str
-    time: str  # the ``###`` heading
-    anchor: Anchor | None
-    body: str  # the entry's lines, anchors removed
-
-
-def _headings(text: str) -> list[tuple[int, str]]:
-    """(line, title) of every heading: the line scan for the shape memdown writes, markdown-it otherwise.
-
-    SessionStart's digest reads the newest days on every session start; importing and running
-    markdown-it there cost more than the rest of the hook (``fastblocks`` gives the same answer).
-    """
-    events = block_events(text)
-    if events is not None:
-        return [(start, title) for kind, start, _end, _level, title in events if kind == "h"]
-    from .markdown import block_parser
-
-    tokens = block_parser().parse(text)  # headings need no inline parse
-    return [
-        (t.map[0], tokens[i + 1].content.strip())
-        for i, t in enumerate(tokens)
-        if t.type == "heading_open" and t.map and i + 1 < len(tokens)
-    ]
-
-
-def read_entries(path: Path) -> list[LoggedEntry]:
-    """The ``###`` entries of one day file, in file order."""
-    try:
-        text = fsutil.read_text(path, errors="replace")
-    except OSError:
-        return []
-    lines = text.split("\n")
-    heads = _headings(text)
-    entries: list[LoggedEntry] = []
-    for n, (line, title) in enumerate(heads):
-        level = len(lines[line]) - len(lines[line].lstrip("#"))
-        if level != 3:
-            continue
-        end = heads[n + 1][0] if n + 1 < len(heads) else len(lines)
-        raw = "\n".join(lines[line + 1 : end])
-        body = "\n".join(ln for ln in raw.split("\n") if ln.strip() and not ln.strip().startswith("<!--"))
-        entries.append(LoggedEntry(path.stem, title, parse_anchor(raw), body))
-    return entries
