@@ -114,8 +114,10 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
     now = now or utcnow()
     threshold = float(config["reflect.fold_threshold"])
     review = Review()
+    # Looking still reports a pending learning that came with a pull unapproved; only a run that may
+    # write finishes the interrupted promotions approved here.
+    review.recovered, review.unapproved = _recover(root, now, finish=persist)
     if persist:
-        review.recovered, review.unapproved = _recover(root, now)
         from .sweep import expire
 
         review.expired = expire(root, int(config["reflect.ttl_days"]), now=now)
@@ -233,11 +235,12 @@ def _global_candidates(root: Path, promoted: list) -> list[C.Candidate]:
     return out
 
 
-def _recover(root: Path, now) -> tuple[list[str], list[dict]]:
+def _recover(root: Path, now, *, finish: bool = True) -> tuple[list[str], list[dict]]:
     """Finish promotions interrupted after the learning was recorded (crash, kill).
 
     Only those approved on this machine: a pending entry that arrived with a
-    ``git pull`` is left alone and reported (``unapproved``).
+    ``git pull`` is left alone and reported (``unapproved``). With ``finish`` false
+    nothing is written; the report is the same.
     """
     done, refused = [], []
     for item in learnings.load(root):
@@ -247,8 +250,9 @@ def _recover(root: Path, now) -> tuple[list[str], list[dict]]:
         if target in P.CLAUDE_TARGETS and not P.approved(root, target, item.text, P.token_of(item)):
             refused.append({"id": item.id, "target": target, "text": one_line(item.text, 120)})
             continue
-        P.finish_rule(root, item, target, day_of(now))
-        done.append(item.id)
+        if finish:
+            P.finish_rule(root, item, target, day_of(now))
+            done.append(item.id)
     return done, refused
 
 
