@@ -15,7 +15,6 @@ Standard library only: hooks read it when a project sets such a key.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -51,6 +50,8 @@ def approvals_file() -> Path:
 
 
 def key(root: Path, dotted: str, value: object) -> str:
+    import hashlib  # here, not at the top: its OpenSSL load was ~2 ms of every hook, and few hooks need a key
+
     where = os.path.abspath(Path(root).expanduser())
     shown = json.dumps(value, sort_keys=True)
     return hashlib.sha256(f"{where}\0{dotted}\0{shown}".encode("utf-8", "surrogatepass")).hexdigest()

@@ -28,9 +28,9 @@ _BASE = {
     "__future__", "_collections", "_collections_abc", "_functools", "_json", "_operator", "_sre", "_stat",
     "atexit", "collections", "copyreg", "enum", "functools", "genericpath", "itertools", "json", "keyword",
     "operator", "os", "posixpath", "re", "reprlib", "stat", "types", "signal", "errno", "fcntl", "fnmatch",
-    "ntpath", "pathlib", "urllib", "ipaddress", "contextlib", "warnings", "_weakrefset", "time",
-    "_blake2", "_hashlib", "hashlib", "typing", "_typing", "unicodedata",
+    "ntpath", "pathlib", "urllib", "ipaddress", "contextlib", "warnings", "_weakrefset", "time", "unicodedata",
 }
+_HASH_AND_TYPING = {"_blake2", "_hashlib", "hashlib", "typing", "_typing"}
 _PRETOOL_STDLIB = {
     "__future__", "_collections", "_collections_abc", "_functools", "_json", "_operator", "_sre", "_stat",
     "atexit", "collections", "copyreg", "enum", "functools", "genericpath", "itertools", "json", "keyword",
@@ -49,7 +49,7 @@ ALLOWED: dict[str, dict[str, object]] = {
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,
     "SessionEnd": _CAPTURE,
-    "SessionStart": {"stdlib": _BASE | {
+    "SessionStart": {"stdlib": _BASE | _HASH_AND_TYPING | {
         "_ast", "_bisect", "_datetime", "_locale", "_opcode", "_posixsubprocess", "_random", "_sha512", "_string",
         "_struct", "ast", "base64", "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "hmac", "html",
         "importlib", "inspect", "linecache", "locale", "logging", "math", "opcode", "random", "secrets", "select",
@@ -66,7 +66,7 @@ ALLOWED: dict[str, dict[str, object]] = {
         "memdown.services.digest", "memdown.services.detached", "memdown.services.job_status",
         "memdown.services.spawn", "memdown.services.text_first", "memdown.learning", "memdown.learning.counts",
         "memdown.store", "memdown.store.anchors", "memdown.store.dayread", "memdown.store.fastblocks"]},
-    "PostToolUseFailure": {"stdlib": _BASE | {
+    "PostToolUseFailure": {"stdlib": _BASE | _HASH_AND_TYPING | {
         "_ast", "_bisect", "_compression", "_datetime", "_opcode", "_random", "_sha512", "_struct", "ast", "base64",
         "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
         "linecache", "math", "opcode", "random", "secrets", "struct", "token", "tokenize", "weakref", "zlib"},
