@@ -31,14 +31,18 @@ from ..optout import SKIP_MARKER, should_skip
 from . import maintained
 from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
 from .entropy import ENTROPY_RULES
+from .decode import find_decoded
+from .general import GENERAL_RULES, data_value, find_url_segments
 from .multiline import NEXT_LINE_RULES, find_wrapped
+from .names import name_says_secret
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
+from .prose import find_prose
 
 __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact",
-           "enable_maintained_detectors"]
+           "redact_structure", "enable_maintained_detectors"]
 
 
-_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + ENTROPY_RULES
+_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + ENTROPY_RULES
 _JOINED_RULES: list[Rule] = TOKEN_RULES
 _use_maintained = False
 
@@ -81,19 +85,29 @@ def _token_spans(text: str) -> list[Span]:
     return [(kind, start, end) for start, _p, end, kind in _scan(text, _JOINED_RULES)]
 
 
+def _find_raw(text: str) -> list[Span]:
+    return [(kind, start, end) for start, _p, end, kind in _scan(text, _RULES)] + find_prose(text) \
+        + find_url_segments(text)
+
+
 def find_secrets(text: str) -> list[Span]:
     """Non-overlapping ``(kind, start, end)`` spans that ``redact`` replaces.
 
     The earliest-starting finding of our own rules names a merged span, ties
     going to the more specific rule; detect-secrets names only what it alone found.
+    Text with JSON or percent escapes is scanned a second time decoded
+    (``decode.py``), the findings mapped back onto the escaped characters.
     """
     if not text:
         return []
     found = _scan(text, _RULES)
-    extra = find_wrapped(text, _token_spans)
+    extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans)
+    extra += find_decoded(text, _find_raw)
+    own = len(extra)
     if _use_maintained:
         extra += maintained.find(text)
-    found += [(start, len(_RULES), end, kind) for kind, start, end in extra]
+    found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
+              for i, (kind, start, end) in enumerate(extra)]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]
@@ -122,3 +136,20 @@ def redact(text: str) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def redact_structure(value: object, key: str | None = None) -> object:
+    """A JSON value (a tool input, an archived transcript line) with every string
+    redacted, and the whole value of a key whose name says secret
+    (``{"password": "…"}``, ``{"Authorization": "Basic …"}``) replaced."""
+    if isinstance(value, str):
+        strength = name_says_secret(key) if key else None
+        if strength and (data_value(value, strength, True) or
+                         any(data_value(part, strength, True) for part in value.split()[1:2])):
+            return marker("password" if strength == "strong" else "secret")
+        return redact(value)
+    if isinstance(value, list):
+        return [redact_structure(v) for v in value]
+    if isinstance(value, dict):
+        return {k: redact_structure(v, k if isinstance(k, str) else None) for k, v in value.items()}
+    return value

@@ -19,6 +19,7 @@ _REFERENCE = re.compile(
     r"""^(?:
         \$[A-Za-z_][A-Za-z0-9_]*$          # $VAR
       | \$\{[^}]*\}$                        # ${VAR}
+      | ![A-Za-z][\w.:/\-]*$                # a YAML tag: !vault, !Ref
       | \$\(                                # $(command)
       | %\(?[A-Za-z_]*\)?s?%?$              # %s, %(name)s, %VAR%
       | \{\{.*\}\}$                         # {{ template }}

@@ -64,15 +64,9 @@ def _source_size(path: Path) -> int | None:
 
 
 def _redact_value(value: object) -> object:
-    from ..redact import redact
+    from ..redact import redact_structure  # by key name too: {"password": "…"} in a tool input
 
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [_redact_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
-    return value
+    return redact_structure(value)
 
 
 def redact_jsonl(data: bytes) -> bytes:

@@ -1,0 +1,309 @@
+"""Secrets by class, not by list (issue #18).
+
+Each rule here covers a *shape of context*, not a provider:
+
+- ``named``: a value after any name that says secret (``names.name_says_secret``), in
+  every config syntax: ``NAME=v``, ``name: v``, ``name = "v"``, ``"name": "v"``,
+  ``//host/:_auth=v``, ``Password=v;`` in a connection string, ``<password>v</password>``,
+  ``define('DB_PASSWORD', 'v')`` / ``setenv("API_TOKEN", "v")``;
+- ``flags``: ``--anything-secret v``, ``-storepass v``, ``--passphrase=v``, ``-passout pass:v``;
+  single-letter password flags of the commands that have them (``ldapsearch -w``,
+  ``redis-cli -a``, ``zip -P``, ``7z -p…``) and positional passwords (``htpasswd -b``,
+  ``rabbitmqctl add_user``, ``net use … /user:x v``, ``user/pass@db``, ``-U user%pass``);
+- ``prefixed``: a word prefix (any case: ``pscale_tkn_``, ``NRAK-``, ``ya29.``, ``dp.st.prd.``)
+  followed by a random body of any alphabet and length (hex, upper-only, base64 > 300);
+- URL path segments that are random (webhook paths), credential files (``.pgpass``
+  lines, crypt hashes ``$apr1$…``) and base64-wrapped PEM private keys (kubeconfig).
+
+Values are judged by ``values.py`` (placeholders, code, paths stay); a weak name
+(``key``, ``token``) needs a random-looking value, a strong one (``password``) any data.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+from .names import name_says_secret
+from .patterns import Rule, Span
+from .values import IDENT, PATH_LIKE, code_like, is_placeholder
+
+_WORDISH = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
+_HEX_OR_UUID = re.compile(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
+_FILE_LIKE = re.compile(r"^[\w\-./]+\.(?:[a-z]{1,5})$|^v?\d+(?:\.\d+)+$")
+
+
+def _classes(c: str) -> int:
+    return 0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3
+
+
+def _pronounceable(word: str) -> bool:
+    low = word.lower()
+    vowels = sum(c in "aeiouy" for c in low)
+    return vowels / len(low) >= 0.25 and not re.search(r"[^aeiouy]{4}", low)
+
+
+def random_body(value: str, min_len: int = 16) -> bool:
+    """Random-looking in any alphabet: hex, upper-only, lower-only, base64, with separators."""
+    core = re.sub(r"[^A-Za-z0-9]", "", value)
+    n = len(core)
+    if n < min_len or not any(c.isdigit() for c in core) or not any(c.isalpha() for c in core):
+        return False
+    if sum(len(w) for w in _WORDISH.findall(core) if _pronounceable(w)) / n > 0.4:
+        return False  # identifiers and prose: test_some_function_name_2
+    flips = sum(_classes(a) != _classes(b) for a, b in zip(core, core[1:])) / (n - 1)
+    entropy = -sum(k / n * math.log2(k / n) for k in Counter(core).values())
+    return flips >= 0.22 and entropy >= min(3.3, math.log2(n) - 1.2)
+
+
+def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool:
+    """Is ``value`` (after a secret name) data worth redacting?"""
+    v = value.strip()
+    if is_placeholder(v) or PATH_LIKE.match(v) or "://" in v and "@" not in v:
+        return False
+    if v.startswith(("!", "|", ">", "-", "&", "*")) and " " not in v and not any(c.isdigit() for c in v):
+        return False  # YAML tags, block scalars, anchors, flags
+    if not quoted and code_like(v, after) and (after and after in "([{" or not random_body(v)):
+        return False
+    if _FILE_LIKE.match(v):
+        return False
+    if strength == "weak":
+        return " " not in v and (random_body(v, 12) or len(v) > 300)
+    if len(v) < 4 or not any(c.isalnum() for c in v):
+        return False
+    if not quoted and IDENT.match(v) and not any(c.isdigit() for c in v) and len(v) < 12:
+        return False  # password = pw, token = tok: variables
+    return True
+
+
+# --- named values ------------------------------------------------------------
+
+_NAMED = re.compile(
+    r"""(?:(?<=[\s;&?,{(:|\[])|^)
+    (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)
+    (?P<pre>[ \t]*)(?P<sep>=>|:=|=|:(?![/:]))(?P<post>[ \t]*)
+    (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
+      | "(?P<dq>(?:[^"\\\n]|\\.)*)"
+      | '(?P<sq>(?:[^'\\\n]|\\.)*)'
+      | (?P<bare>(?![=>"'\\])[^\s"'`,;&<>(){}\[\]\\]{1,512}))""",
+    re.X | re.M,
+)
+# Values are matched up to CAP characters (a rejected candidate then costs at most CAP, so a
+# scan stays linear); an accepted value that reached the cap is extended to its real end.
+CAP = 512
+_BARE_REST = re.compile(r"[^\s\"'`,;&<>(){}\[\]\\]*")
+_FLAG_REST = re.compile(r"[^\s'\"`;|&<>()]*")
+
+
+def _extend(text: str, end: int, capped: bool, rest: re.Pattern[str]) -> int:
+    return rest.match(text, end).end() if capped else end
+_PAIR = re.compile(r"""(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
+_XML = re.compile(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
+
+
+def _kind(key: str) -> str:
+    low = key.lower()
+    return "password" if ("pass" in low or "pw" in low) else "secret"
+
+
+def _named(m: re.Match[str], text: str) -> Span | None:
+    strength = name_says_secret(m.group("key").lstrip("@$"))
+    if strength is None:
+        return None
+    for name in ("eq", "dq", "sq", "bare"):
+        if m.group(name) is not None:
+            break
+    value = m.group(name)
+    if m.group("sep") == ":" and name == "bare" and not m.group("post") and not m.group("kq"):
+        if not (m.group("key").startswith("_") or strength == "strong" and random_body(value, 8)):
+            return None  # "a:b" in prose or code (dict slices, URLs), unless it is clearly a value
+    if name == "bare" and m.group("sep") in ("=", ":=") and bool(m.group("pre")) != bool(m.group("post")):
+        return None  # "password= then" in prose
+    if not data_value(value, strength, name != "bare", text[m.end():m.end() + 1]):
+        return None
+    if value.lower() == m.group("key").rsplit(".", 1)[-1].lower():
+        return None
+    end = _extend(text, m.end(name), name == "bare" and len(value) == CAP, _BARE_REST)
+    return (_kind(m.group("key")), m.start(name), end)
+
+
+def _pair(m: re.Match[str], text: str) -> Span | None:
+    strength = name_says_secret(m.group("key"))
+    if strength is None or not data_value(m.group("v"), strength, True):
+        return None
+    return (_kind(m.group("key")), m.start("v"), m.end("v"))
+
+
+def _xml(m: re.Match[str], text: str) -> Span | None:
+    strength = name_says_secret(m.group("key").rsplit(":", 1)[-1])
+    if strength is None or not data_value(m.group("v"), strength, True):
+        return None
+    return (_kind(m.group("key")), m.start("v"), m.end("v"))
+
+
+# --- command lines --------------------------------------------------------------
+
+_FLAG = re.compile(
+    r"(?<![\w\-/])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]{1,40})(?:[ \t]+|=|:(?=\S))"
+    r"""(?:'(?P<sq>[^'\n]{0,512})'|"(?P<dq>[^"\n]{0,512})"|(?P<bare>[^\s'"`;|&<>()]{1,512}))"""
+)
+_PASS_SOURCE = re.compile(r"^(?:pass:)(?P<v>.+)$")
+
+
+def _flag(m: re.Match[str], text: str) -> Span | None:
+    strength = name_says_secret(m.group("flag").lstrip("-"))
+    if strength is None:
+        return None
+    name = next(n for n in ("sq", "dq", "bare") if m.group(n) is not None)
+    value, start = m.group(name), m.start(name)
+    source = _PASS_SOURCE.match(value)
+    if source:  # openssl -passout pass:X (env:, file:, fd:, stdin are references)
+        value, start = source.group("v"), start + source.start("v")
+    elif re.match(r"^(?:env|file|fd):|^stdin$", value):
+        return None
+    if value.startswith("-") or not data_value(value, strength, name != "bare", text[m.end():m.end() + 1]):
+        return None
+    end = _extend(text, start + len(value), name == "bare" and len(m.group(name)) == CAP, _FLAG_REST)
+    return (_kind(m.group("flag")), start, end)
+
+
+_VALUE = r"""(?:'(?P<sq>[^'\n]*)'|"(?P<dq>[^"\n]*)"|(?P<bare>[^\s'"`;|&<>]+))"""
+_ARG = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"`;|&<>]+)"""
+# Commands whose password is a single-letter flag or a positional argument.
+_POSITIONAL = re.compile(
+    r"(?<![\w\-])(?:"
+    r"ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)\b[^\n;|&]{0,200}?[ \t]-w[ \t]+"
+    r"|redis-cli\b[^\n;|&]{0,200}?[ \t]-a[ \t]+"
+    r"|zip\b[^\n;|&]{0,200}?[ \t]-P[ \t]+"
+    r"|7za?\b[^\n;|&]{0,200}?[ \t]-p(?=\S)"
+    r"|htpasswd(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*(?:[ \t]+" + _ARG + r"){1,2}?[ \t]+(?=" + _ARG + r"[ \t]*(?:$|[;|&\n]))"
+    r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+" + _ARG + r"[ \t]+"
+    r"|net[ \t]+use\b[^\n]{0,200}?/user:\S+[ \t]+"
+    r"|-U[ \t]+[\w.\\/\-]+%"
+    r")" + _VALUE,
+    re.M,
+)
+
+
+def _positional(m: re.Match[str], text: str) -> Span | None:
+    name = next(n for n in ("sq", "dq", "bare") if m.group(n) is not None)
+    value = m.group(name)
+    if is_placeholder(value) or value.startswith(("-", "/")) or len(value) < 3:
+        return None
+    return ("password", m.start(name), m.end(name))
+
+
+# scott/tiger@ORCL, app/s3cret@//db:1521/svc (Oracle-style connect strings)
+_SLASH_AT = re.compile(r"(?<![\w/.@\-])[A-Za-z_][\w.\-]{0,40}/(?P<v>[^\s/@'\"]{4,80})@(?=/{0,2}[A-Za-z][\w.\-]*)")
+
+
+def _slash_at(m: re.Match[str], text: str) -> Span | None:
+    v = m.group("v")
+    has_digit_or_symbol = any(c.isdigit() or c in "!#$%&*+=?^~_" for c in v)
+    if not (has_digit_or_symbol and any(c.isalpha() for c in v)) or re.match(r"^v?\d", v):
+        return None
+    if text[m.end():m.end() + 2].lower().startswith(("v", "ma")) and re.match(r"v\d|main|master", text[m.end():m.end() + 6]):
+        return None  # actions/setup-python@v5
+    return ("password", m.start("v"), m.end("v"))
+
+
+# --- credential files -------------------------------------------------------------
+
+_PGPASS = re.compile(r"^[ \t]*[\w.\-*\[\]:]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>\S{3,})[ \t]*$", re.M)
+_CRYPT = re.compile(
+    r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$[^\s:'\"]{8,}"
+)
+
+
+# --- prefixed tokens of any alphabet -------------------------------------------------
+
+_PREFIXED = re.compile(
+    r"(?<![A-Za-z0-9_\-./+=%~])"
+    r"(?P<prefix>(?:[A-Za-z][A-Za-z0-9]{0,11}[_\-.]){1,3})"
+    r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-.+/]{11,}[A-Za-z0-9]={0,2})(?![A-Za-z0-9_\-+/=])"
+)
+# Object ids and digests that look like prefixed tokens but are not secrets.
+_ID_PREFIX_WORDS = frozenset(
+    "toolu srvtoolu msg msgbatch req chatcmpl call run file asst thread batch evt cus ch pi pm sub in acct txn "
+    "job sha sha1 sha256 sha384 sha512 md5 blake2b commit rev uuid id build trace span git gh-pages py "
+    "test tests tmp temp session sess conv step node pod img image pr issue user usr org project proj "
+    "cache chunk entry turn seed hash v www cdn http https".split()
+)
+_CRED_PREFIX = re.compile(r"(?i)api|key|tok|secret|auth|pat|sk|pw|pass|cred")
+
+
+def _prefixed(m: re.Match[str], text: str) -> Span | None:
+    prefix, body = m.group("prefix"), m.group("body")
+    words = [w.lower() for w in re.split(r"[_\-.]", prefix) if w]
+    if words[0] in _ID_PREFIX_WORDS or re.match(r"^(?:sha|md5|blake)", words[0]):
+        return None
+    if body.count(".") >= 2 and not random_body(body.split(".")[-1], 8) and "." in prefix:
+        return None  # dotted names: a.b.c.d
+    if _HEX_OR_UUID.match(body.replace("-", "")):
+        if not _CRED_PREFIX.search(prefix) or len(body.replace("-", "")) < 24:
+            return None  # build-<hex>, a uuid after an ordinary word
+    elif not random_body(body):
+        return None
+    if PATH_LIKE.match(m.group()) or _FILE_LIKE.match(body):
+        return None
+    return ("prefixed_token", m.start(), m.end())
+
+
+# --- URL path segments, base64 PEM ---------------------------------------------------
+
+_URL = re.compile(r"https?://[^\s/\"'<>]+(?P<path>/[^\s?#\"'<>`)]*)")
+_URL_CRED_WORD = re.compile(r"(?i)hook|token|key|secret|bot|auth|sig")
+
+
+def find_url_segments(text: str) -> list[Span]:
+    spans: list[Span] = []
+    if "://" not in text:
+        return spans
+    for m in _URL.finditer(text):
+        cred_url = bool(_URL_CRED_WORD.search(m.group()))
+        pos = m.start("path")
+        for seg in m.group("path").split("/"):
+            start, pos = pos, pos + len(seg) + 1
+            if seg.startswith("[REDACTED") or len(seg) < 16:
+                continue
+            if _HEX_OR_UUID.match(seg.replace("@", "-")) and not cred_url:
+                continue
+            if random_body(seg) or (cred_url and _HEX_OR_UUID.match(seg.replace("@", "-")) and len(seg) >= 24):
+                spans.append(("url_path_secret", start, start + len(seg)))
+    return spans
+
+
+_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{10,}={0,2}")
+
+
+def _b64_pem(m: re.Match[str], text: str) -> Span | None:
+    head = m.group()[:120]
+    try:
+        decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("ascii", "replace")
+    except (binascii.Error, ValueError):
+        return None
+    return ("private_key", m.start(), m.end()) if "PRIVATE KEY" in decoded else None
+
+
+def _whole(kind: str):
+    def handler(m: re.Match[str], text: str) -> Span | None:
+        v = "v" if "v" in m.re.groupindex else 0
+        return (kind, m.start(v), m.end(v))
+
+    return handler
+
+
+GENERAL_RULES: list[Rule] = [
+    (("ls0tls1crudjti",), _B64_PEM, _b64_pem),
+    (("=", ":"), _NAMED, _named),
+    (("',", "\",", "' ,", "\" ,"), _PAIR, _pair),
+    (("</",), _XML, _xml),
+    (("-",), _FLAG, _flag),
+    (("ldap", "redis-cli", "zip", "7z", "htpasswd", "rabbitmqctl", "net use", "-u"), _POSITIONAL, _positional),
+    (("/",), _SLASH_AT, _slash_at),
+    ((":",), _PGPASS, _whole("password")),
+    (("$",), _CRYPT, _whole("password_hash")),
+    (("_", "-", "."), _PREFIXED, _prefixed),
+]

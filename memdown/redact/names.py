@@ -1,0 +1,91 @@
+"""Does a name say "secret"? And the words for "password" in many languages.
+
+One predicate, ``name_says_secret``, is shared by every rule that judges a value by
+the name in front of it: config and env lines in any case (``DB_PW=``,
+``session.salt:``, ``_auth=``), command-line flags (``-storepass``, ``--passphrase``),
+JSON keys (``{"pwd": …}`` in a tool input or an archived transcript) and kwargs.
+A name is split into parts (``_ - .`` and camelCase); a part that *is* or *ends in* a
+secret word counts, so ``storePassword``, ``PGPASSWORD``, ``signing_salt`` and
+``client-key-data`` do, while ``keyboard``, ``author``, ``tokenizer``,
+``max_tokens``, ``password_file`` and ``key_id`` do not.
+
+``strong`` names (password, secret, passphrase, salt, credential…) take any value
+that is data; ``weak`` names (key, token, auth) only values that look random,
+because ``key="name"`` is ordinary code.
+"""
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STRONG_ENDINGS = ("password", "passwd", "passphrase", "passcode", "secret", "credential", "credentials",
+                   "storepass", "keypass", "salt", "pass", "pwd", "pw", "pword", "pswd")
+_STRONG_PARTS = frozenset(_STRONG_ENDINGS) | {"dsn", "privatekey", "secretkey"}
+_WEAK_PARTS = frozenset({"key", "token", "auth", "apikey", "authkey", "accesskey", "authtoken", "pat",
+                         "bearer", "cookie", "sessionid", "authorization"})
+_WEAK_ENDINGS = ("key", "token", "apikey", "authkey", "authtoken")
+# A last part that makes the whole name about something else (a path, a size, a flag).
+NOT_SECRET_LAST = frozenset(
+    "file files path dir directory name names id ids type types length len size ttl timeout expiry expires "
+    "expiration enabled disabled mode count limit version prefix format region header headers algorithm alg "
+    "policy policies url uri stdin fd env var field fields hint label prompt prompts hash hashed hashes "
+    "helper cmd command store manager provider required min max reset strength regex pattern rotation "
+    "tokens keys index chars bytes bits rounds iterations column columns schema kind error errors check "
+    "ref refs age changed validator validators input form widget placeholder message msg text".split()
+)
+# A part that is one of these is a word that merely contains a secret word.
+_NOT_SECRET_WORDS = frozenset(
+    "keyboard keyword keywords monkey turkey hockey donkey keystroke keystrokes author authors authority "
+    "authorize authorized tokenize tokenizer tokenizers tokenized passage passenger passing "
+    "bypass compass passive passed passes overpass underpass surpass trespass "
+    "hotkey whiskey jockey keynote keypad keyring keychain keystore".split()
+)
+
+
+def name_parts(name: str) -> list[str]:
+    parts: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", name):
+        parts += [p.lower() for p in _CAMEL.findall(chunk)] if not chunk.isupper() else [chunk.lower()]
+    return [p for p in parts if p]
+
+
+def name_says_secret(name: str) -> str | None:
+    """``"strong"``, ``"weak"`` or None for a config key, flag or JSON key."""
+    parts = name_parts(name)
+    if not parts or parts[-1] in NOT_SECRET_LAST:
+        return None
+    strength: str | None = None
+    for part in parts:
+        if part in _NOT_SECRET_WORDS:
+            continue
+        if part in _STRONG_PARTS or (len(part) > 3 and part.endswith(_STRONG_ENDINGS) and
+                                     not part.endswith(("compass", "bypass", "surpass"))):
+            return "strong"
+        if part in _WEAK_PARTS or (part.endswith(_WEAK_ENDINGS) and len(part) > 5 and part not in _NOT_SECRET_WORDS):
+            strength = "weak"
+    return strength
+
+
+# --- "password" in other words and other languages ---------------------------------
+
+# Each entry is a regex fragment; Latin-script ones are matched on word boundaries.
+PASSWORD_WORDS = (
+    # en
+    r"pass(?:word|wd|phrase|code)s?", r"pw", r"pwd", r"creds", r"credentials?",
+    # de, nl, sv/da/no, fi, is
+    r"passw(?:ort|örter)(?:es)?", r"kennw(?:ort|örter)", r"zugangsdaten", r"wachtwoord(?:en)?",
+    r"lösenord(?:et)?", r"adgangskode(?:n)?", r"passord(?:et)?", r"salasana", r"lykilorð",
+    # fr, es, pt, it, ro, ca
+    r"mot(?:s)? de passe", r"mdp", r"contraseñas?", r"clave", r"senhas?", r"palavra-passe",
+    r"parola d'ordine", r"parol[aă]", r"contrasenya",
+    # pl, cs/sk, hu, tr, hr/sr/sl, lt, lv, et
+    r"hasł[oa]", r"hesl[oa]", r"jelszó", r"şifre(?:si|niz)?", r"sifre(?:si)?", r"lozink[aei]", r"geslo",
+    r"slaptažodis", r"parole", r"parool",
+    # el, ru/uk/bg/sr, vi, id/ms, tl
+    r"κωδικός", r"συνθηματικό", r"парол[ьяеюи]", r"лозинка", r"mật khẩu", r"kata sandi", r"kata laluan",
+)
+# CJK and other scripts without spaces: no word boundaries.
+PASSWORD_WORDS_NOSPACE = (
+    r"密码", r"密碼", r"口令", r"パスワード", r"暗証番号", r"비밀번호", r"패스워드", r"암호",
+    r"كلمة (?:المرور|السر)", r"סיסמ[הא]", r"पासवर्ड", r"รหัสผ่าน",
+)
