@@ -11,12 +11,12 @@ from __future__ import annotations
 import bisect
 import re
 
-from .patterns import Span
+from .patterns import LazyPattern, Span
 
-_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\[\"\\/nt]|%[0-7][0-9a-fA-F]")
+_ESCAPE = LazyPattern(r"\\u[0-9a-fA-F]{4}|\\[\"\\/nt]|%[0-7][0-9a-fA-F]")
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t"}
 # Only worth a second scan when an escape hides a letter, a quote or a separator.
-_TELLING = re.compile(r"\\u00[2-7][0-9a-fA-F]|%(?:[2-7][0-9a-fA-F])|\\\"")
+_TELLING = LazyPattern(r"\\u00[2-7][0-9a-fA-F]|%(?:[2-7][0-9a-fA-F])|\\\"")
 
 
 def _decode_one(esc: str) -> str:

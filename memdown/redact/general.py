@@ -27,12 +27,13 @@ import re
 from collections import Counter
 
 from .names import name_says_secret
-from .patterns import Rule, Span
+from .patterns import LazyPattern, Rule, Span
 from .values import IDENT, PATH_LIKE, code_like, is_placeholder
 
-_WORDISH = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
-_HEX_OR_UUID = re.compile(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
-_FILE_LIKE = re.compile(r"^[\w\-./]+\.(?:[a-z]{1,5})$|^v?\d+(?:\.\d+)+$")
+_WORDISH = LazyPattern(r"[a-z]{4,}|[A-Z][a-z]{3,}")
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX_OR_UUID = LazyPattern(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
+_FILE_LIKE = LazyPattern(r"^[\w\-./]+\.(?:[a-z]{1,5})$|^v?\d+(?:\.\d+)+$")
 
 
 def _classes(c: str) -> int:
@@ -80,7 +81,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 
 # --- named values ------------------------------------------------------------
 
-_NAMED = re.compile(
+_NAMED = LazyPattern(
     r"""(?:(?<=[\s;&?,{(:|\[])|^)
     (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)
     (?P<pre>[ \t]*)(?P<sep>=>|:=|=|:(?![/:]))(?P<post>[ \t]*)
@@ -93,14 +94,14 @@ _NAMED = re.compile(
 # Values are matched up to CAP characters (a rejected candidate then costs at most CAP, so a
 # scan stays linear); an accepted value that reached the cap is extended to its real end.
 CAP = 512
-_BARE_REST = re.compile(r"[^\s\"'`,;&<>(){}\[\]\\]*")
-_FLAG_REST = re.compile(r"[^\s'\"`;|&<>()]*")
+_BARE_REST = LazyPattern(r"[^\s\"'`,;&<>(){}\[\]\\]*")
+_FLAG_REST = LazyPattern(r"[^\s'\"`;|&<>()]*")
 
 
-def _extend(text: str, end: int, capped: bool, rest: re.Pattern[str]) -> int:
+def _extend(text: str, end: int, capped: bool, rest: LazyPattern) -> int:
     return rest.match(text, end).end() if capped else end
-_PAIR = re.compile(r"""(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
-_XML = re.compile(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
+_PAIR = LazyPattern(r"""(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
+_XML = LazyPattern(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
 
 
 def _kind(key: str) -> str:
@@ -145,11 +146,11 @@ def _xml(m: re.Match[str], text: str) -> Span | None:
 
 # --- command lines --------------------------------------------------------------
 
-_FLAG = re.compile(
+_FLAG = LazyPattern(
     r"(?<![\w\-/])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]{1,40})(?:[ \t]+|=|:(?=\S))"
     r"""(?:'(?P<sq>[^'\n]{0,512})'|"(?P<dq>[^"\n]{0,512})"|(?P<bare>[^\s'"`;|&<>()]{1,512}))"""
 )
-_PASS_SOURCE = re.compile(r"^(?:pass:)(?P<v>.+)$")
+_PASS_SOURCE = LazyPattern(r"^(?:pass:)(?P<v>.+)$")
 
 
 def _flag(m: re.Match[str], text: str) -> Span | None:
@@ -172,7 +173,7 @@ def _flag(m: re.Match[str], text: str) -> Span | None:
 _VALUE = r"""(?:'(?P<sq>[^'\n]*)'|"(?P<dq>[^"\n]*)"|(?P<bare>[^\s'"`;|&<>]+))"""
 _ARG = r"""(?:'[^'\n]*'|"[^"\n]*"|[^\s'"`;|&<>]+)"""
 # Commands whose password is a single-letter flag or a positional argument.
-_POSITIONAL = re.compile(
+_POSITIONAL = LazyPattern(
     r"(?<![\w\-])(?:"
     r"ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn)\b[^\n;|&]{0,200}?[ \t]-w[ \t]+"
     r"|redis-cli\b[^\n;|&]{0,200}?[ \t]-a[ \t]+"
@@ -196,7 +197,7 @@ def _positional(m: re.Match[str], text: str) -> Span | None:
 
 
 # scott/tiger@ORCL, app/s3cret@//db:1521/svc (Oracle-style connect strings)
-_SLASH_AT = re.compile(r"(?<![\w/.@\-])[A-Za-z_][\w.\-]{0,40}/(?P<v>[^\s/@'\"]{4,80})@(?=/{0,2}[A-Za-z][\w.\-]*)")
+_SLASH_AT = LazyPattern(r"(?<![\w/.@\-])[A-Za-z_][\w.\-]{0,40}/(?P<v>[^\s/@'\"]{4,80})@(?=/{0,2}[A-Za-z][\w.\-]*)")
 
 
 def _slash_at(m: re.Match[str], text: str) -> Span | None:
@@ -211,15 +212,15 @@ def _slash_at(m: re.Match[str], text: str) -> Span | None:
 
 # --- credential files -------------------------------------------------------------
 
-_PGPASS = re.compile(r"^[ \t]*[\w.\-*\[\]:]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>\S{3,})[ \t]*$", re.M)
-_CRYPT = re.compile(
+_PGPASS = LazyPattern(r"^[ \t]*[\w.\-*\[\]:]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>\S{3,})[ \t]*$", re.M)
+_CRYPT = LazyPattern(
     r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$[^\s:'\"]{8,}"
 )
 
 
 # --- prefixed tokens of any alphabet -------------------------------------------------
 
-_PREFIXED = re.compile(
+_PREFIXED = LazyPattern(
     r"(?<![A-Za-z0-9_\-./+=%~])"
     r"(?P<prefix>(?:[A-Za-z][A-Za-z0-9]{0,11}[_\-.]){1,3})"
     r"(?P<body>[A-Za-z0-9][A-Za-z0-9_\-.+/]{11,}[A-Za-z0-9]={0,2})(?![A-Za-z0-9_\-+/=])"
@@ -231,30 +232,41 @@ _ID_PREFIX_WORDS = frozenset(
     "test tests tmp temp session sess conv step node pod img image pr issue user usr org project proj "
     "cache chunk entry turn seed hash v www cdn http https".split()
 )
-_CRED_PREFIX = re.compile(r"(?i)api|key|tok|secret|auth|pat|sk|pw|pass|cred")
+_CRED_PREFIX = LazyPattern(r"(?i)api|key|tok|secret|auth|pat|sk|pw|pass|cred")
+
+
+def _prefix_body_ok(prefix: str, body: str) -> bool:
+    words = [w.lower() for w in re.split(r"[_\-.]", prefix) if w]
+    if words[0] in _ID_PREFIX_WORDS or re.match(r"^(?:sha|md5|blake)", words[0]):
+        return False
+    if body.count(".") >= 2 and not random_body(body.split(".")[-1], 8) and "." in prefix:
+        return False  # dotted names: a.b.c.d
+    core = body.replace("-", "")
+    if _UUID.search(body) and not _CRED_PREFIX.search(prefix):
+        return False  # m-<uuid>-first, agent-<uuid>: ids built from a uuid
+    if _HEX_OR_UUID.match(body):
+        if len(core) < 24 or (len(core) != len(body) and not _CRED_PREFIX.search(prefix)):
+            return False  # a uuid after an ordinary word: an object id
+        return any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
+    return random_body(body) and not _FILE_LIKE.match(body)
 
 
 def _prefixed(m: re.Match[str], text: str) -> Span | None:
-    prefix, body = m.group("prefix"), m.group("body")
-    words = [w.lower() for w in re.split(r"[_\-.]", prefix) if w]
-    if words[0] in _ID_PREFIX_WORDS or re.match(r"^(?:sha|md5|blake)", words[0]):
+    token = m.group()
+    if PATH_LIKE.match(token):
         return None
-    if body.count(".") >= 2 and not random_body(body.split(".")[-1], 8) and "." in prefix:
-        return None  # dotted names: a.b.c.d
-    if _HEX_OR_UUID.match(body.replace("-", "")):
-        if not _CRED_PREFIX.search(prefix) or len(body.replace("-", "")) < 24:
-            return None  # build-<hex>, a uuid after an ordinary word
-    elif not random_body(body):
-        return None
-    if PATH_LIKE.match(m.group()) or _FILE_LIKE.match(body):
-        return None
-    return ("prefixed_token", m.start(), m.end())
+    # The regex takes the longest prefix; a uuid body ("api-<8>-<4>-…") needs a shorter one.
+    cuts = [i + 1 for i, c in enumerate(token[:40]) if c in "_-."]
+    for cut in cuts[:3]:
+        if _prefix_body_ok(token[:cut], token[cut:]):
+            return ("prefixed_token", m.start(), m.end())
+    return None
 
 
 # --- URL path segments, base64 PEM ---------------------------------------------------
 
-_URL = re.compile(r"https?://[^\s/\"'<>]+(?P<path>/[^\s?#\"'<>`)]*)")
-_URL_CRED_WORD = re.compile(r"(?i)hook|token|key|secret|bot|auth|sig")
+_URL = LazyPattern(r"https?://[^\s/\"'<>]+(?P<path>/[^\s?#\"'<>`)]*)")
+_URL_CRED_WORD = LazyPattern(r"(?i)hook|token|key|secret|bot|auth|sig")
 
 
 def find_url_segments(text: str) -> list[Span]:
@@ -275,7 +287,7 @@ def find_url_segments(text: str) -> list[Span]:
     return spans
 
 
-_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{10,}={0,2}")
+_B64_PEM = LazyPattern(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{10,}={0,2}")
 
 
 def _b64_pem(m: re.Match[str], text: str) -> Span | None:

@@ -22,12 +22,17 @@ from collections.abc import Callable
 
 Span = tuple[str, int, int]
 Handler = Callable[[re.Match[str], str], "Span | None"]
-Rule = tuple[tuple[str, ...], re.Pattern[str], Handler]
+Rule = tuple[tuple[str, ...], "re.Pattern[str] | LazyPattern", Handler]
 
 B = r"(?<![A-Za-z0-9_\-])"  # start boundary for token-like secrets
 E = r"(?![A-Za-z0-9_\-])"   # end boundary
 
-PRIVATE_BLOCK = re.compile(r"<private>[\s\S]*?(?:</private\s*>|\Z)", re.I)
+# An unclosed <private> ends at the end of its paragraph (a blank line), not of the file:
+# one forgotten closing tag must not erase the rest of a day's log.
+# A closed block may span paragraphs (up to 50,000 characters and no other opening tag,
+# which keeps a scan of many unclosed tags linear).
+PRIVATE_BLOCK = re.compile(
+    r"<private>(?:(?:(?!<private>)[\s\S]){0,50000}?</private\s*>|[\s\S]*?(?=\n[ \t]*\n)|[\s\S]*\Z)", re.I)
 PEM = re.compile(
     r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
     r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\Z)"
@@ -65,6 +70,33 @@ LINEAR = re.compile(B + r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}" + E)
 AZURE_CLIENT_SECRET = re.compile(B + r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}" + r"(?![A-Za-z0-9_~.\-])")
 SQUARE = re.compile(B + r"sq0(?:csp|atp)-[0-9A-Za-z_\-]{22,}")
 AZURE_ACCOUNT_KEY = re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<v>(?!\[REDACTED:)[A-Za-z0-9+/=]{20,})")
+
+
+class LazyPattern:
+    """A regex compiled on its first use: ``import memdown.redact`` stays cheap on hook paths
+    that never redact, and a process pays for the big tables only once it does."""
+
+    __slots__ = ("_source", "_flags", "_compiled")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags, self._compiled = source, flags, None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled().search(text, pos)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled().match(text, pos)
+
+    def finditer(self, text: str):
+        return self.compiled().finditer(text)
+
+    def findall(self, text: str) -> list:
+        return self.compiled().findall(text)
 
 
 def whole(kind: str) -> Handler:

@@ -13,16 +13,16 @@ import functools
 import re
 
 from .names import PASSWORD_WORDS, PASSWORD_WORDS_NOSPACE
-from .patterns import Span
+from .patterns import LazyPattern, Span
 from .values import code_like, is_placeholder
 
 _CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
-_TOKEN = re.compile(r"[^\s" + _CJK + r"\"'`«»„“”‘’]+")
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|[。！？\n]")
-_NOT_DATA = re.compile(
+_TOKEN = LazyPattern(r"[^\s" + _CJK + r"\"'`«»„“”‘’]+")
+_SENTENCE_END = LazyPattern(r"[.!?](?:\s|$)|[。！？\n]")
+_NOT_DATA = LazyPattern(
     r"^(?:[\w\-./]+\.[A-Za-z]{1,5}|v?\d+(?:[.\-]\d+)*|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[~/.].*|\w+://.*)$"
 )
-_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[]|[()\[\]{}]")
+_CALL = LazyPattern(r"^[A-Za-z_][\w.]*[(\[]|[()\[\]{}]")
 _TRAILING = ".,;:)]}>!?"
 WINDOW = 80
 MAX_WORDS = 8
@@ -72,7 +72,7 @@ def find_prose(text: str) -> list[Span]:
                 break
             word = tok.group().rstrip(_TRAILING) if not tok.group().endswith(("!", "?")) or len(tok.group()) < 7 \
                 else tok.group().rstrip(".,;:)]}>")
-            if word.isalpha() or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
+            if word.rstrip("!?").isalpha() or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
                 continue
             if word.startswith("[REDACTED"):
                 break

@@ -45,7 +45,9 @@ def load_nonsecrets() -> list[str]:
 
 
 def code_files() -> list[Path]:
-    return sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py"))
+    """The standard library itself (the base interpreter's site-packages left out)."""
+    return sorted(p for p in Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")
+                  if "site-packages" not in p.parts and "dist-packages" not in p.parts)
 
 
 def prose_files() -> list[Path]:
