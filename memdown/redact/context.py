@@ -192,6 +192,9 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         return None
     name, value = found
     key, sep = m.group("key"), m.group("sep")
+    quote = {"sq": "'", "dq": '"'}.get(name)
+    if quote and not m.group("kq") and text[m.start("key") - 1:m.start("key")] == quote:
+        return None  # prompt='Password: ' -- the literal's closing quote is not a value's opening one
     if name != "bare":
         if not any(c.isalnum() for c in value):
             return None

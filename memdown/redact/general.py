@@ -43,7 +43,7 @@ def _classes(c: str) -> int:
 def _pronounceable(word: str) -> bool:
     low = word.lower()
     vowels = sum(c in "aeiouy" for c in low)
-    return vowels / len(low) >= 0.25 and not re.search(r"[^aeiouy]{4}", low)
+    return vowels / len(low) >= 0.25 and not re.search(r"[^aeiouy]{5}", low)
 
 
 def random_body(value: str, min_len: int = 16) -> bool:
@@ -59,6 +59,10 @@ def random_body(value: str, min_len: int = 16) -> bool:
     return flips >= 0.22 and entropy >= min(3.3, math.log2(n) - 1.2)
 
 
+def _random_part(value: str) -> bool:
+    return any(len(part) >= 16 and random_body(part) for part in value.split("."))
+
+
 def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool:
     """Is ``value`` (after a secret name) data worth redacting?"""
     v = value.strip()
@@ -66,8 +70,8 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
         return False
     if v.startswith(("!", "|", ">", "-", "&", "*")) and " " not in v and not any(c.isdigit() for c in v):
         return False  # YAML tags, block scalars, anchors, flags
-    if not quoted and code_like(v, after) and (after and after in "([{" or not random_body(v)):
-        return False
+    if not quoted and code_like(v, after) and (after and after in "([{" or not _random_part(v)):
+        return False  # win32api.RegOpenKeyEx is code; pat5ikqXf3Y9QxGtk.e568e6… is a token
     if _FILE_LIKE.match(v):
         return False
     if strength == "weak":
@@ -242,7 +246,10 @@ def _prefix_body_ok(prefix: str, body: str) -> bool:
     if body.count(".") >= 2 and not random_body(body.split(".")[-1], 8) and "." in prefix:
         return False  # dotted names: a.b.c.d
     core = body.replace("-", "")
-    if _UUID.search(body) and not _CRED_PREFIX.search(prefix):
+    credential_prefix = bool(_CRED_PREFIX.search(prefix))
+    if not credential_prefix and (len(re.sub(r"[^A-Za-z0-9]", "", body)) < 20 or body.startswith("01")):
+        return False  # generated ids: cube_sm_image_<16>, mcpsrv_01<ulid-like>
+    if _UUID.search(body) and not credential_prefix:
         return False  # m-<uuid>-first, agent-<uuid>: ids built from a uuid
     if _HEX_OR_UUID.match(body):
         if len(core) < 24 or (len(core) != len(body) and not _CRED_PREFIX.search(prefix)):
@@ -274,15 +281,14 @@ def find_url_segments(text: str) -> list[Span]:
     if "://" not in text:
         return spans
     for m in _URL.finditer(text):
-        cred_url = bool(_URL_CRED_WORD.search(m.group()))
+        if not _URL_CRED_WORD.search(m.group()):
+            continue  # ids in ordinary URLs (documents, designs, commits) are not secrets
         pos = m.start("path")
         for seg in m.group("path").split("/"):
             start, pos = pos, pos + len(seg) + 1
             if seg.startswith("[REDACTED") or len(seg) < 16:
                 continue
-            if _HEX_OR_UUID.match(seg.replace("@", "-")) and not cred_url:
-                continue
-            if random_body(seg) or (cred_url and _HEX_OR_UUID.match(seg.replace("@", "-")) and len(seg) >= 24):
+            if random_body(seg) or (_HEX_OR_UUID.match(seg.replace("@", "-")) and len(seg) >= 24):
                 spans.append(("url_path_secret", start, start + len(seg)))
     return spans
 

@@ -43,7 +43,7 @@ def _credential_token(tok: str) -> bool:
             or code_like(tok, ""):
         return False
     has_alpha = any(c.isalpha() for c in tok)
-    has_other = any(c.isdigit() or (not c.isalnum() and c not in "-'") for c in tok)
+    has_other = any(c.isdigit() or c in "!#$%&*+?@^~;|" for c in tok)  # hr_recruitment_x is a name
     key_like = "=" in tok.rstrip("=") or tok.endswith("=") and not tok.endswith("==")
     return has_alpha and has_other and not key_like
 

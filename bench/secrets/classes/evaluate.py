@@ -11,7 +11,8 @@ False positives (``--fp``): the fraction of non-empty lines ``redact`` changes, 
     the user prompts of ``../shared/transcripts`` (read in place, never copied);
   - the tricky hand-written non-secrets of ``nonsecrets.txt``.
 A changed code line counts as *breaking code* when the change is outside a string literal's
-value (checked with ``tokenize``: the changed span must lie inside one STRING token's quotes).
+value (checked with ``tokenize``: the changed span must lie inside one STRING token's quotes
+or one COMMENT).
 """
 from __future__ import annotations
 
@@ -77,14 +78,15 @@ def transcript_prompts() -> list[str]:
 
 
 def string_spans(source: str) -> list[tuple[int, int]] | None:
-    """(start, end) offsets of every string literal's value; None when it does not tokenize."""
+    """(start, end) offsets of every string literal's value and every comment (prose, not code);
+    None when the file does not tokenize."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     spans = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.STRING or getattr(tokenize, "FSTRING_MIDDLE", -1) == tok.type:
+            if tok.type in (tokenize.STRING, tokenize.COMMENT) or getattr(tokenize, "FSTRING_MIDDLE", -1) == tok.type:
                 s = starts[tok.start[0] - 1] + tok.start[1]
                 e = starts[tok.end[0] - 1] + tok.end[1]
                 if tok.type == tokenize.STRING:
@@ -153,7 +155,7 @@ def main() -> int:
     for label, texts, python in (("code (stdlib)", code, True), ("prose", prose, False)):
         changed, total, breaking, examples = fp_on(texts, redact, python)
         print(f"FP {label}: {changed} of {total} lines changed = {changed / max(total, 1):.4%}"
-              + (f"; {breaking} outside a string literal" if python else ""))
+              + (f"; {breaking} spans outside a string literal or comment" if python else ""))
         for ex in examples[:300] if args.errors else [e for e in examples if e.startswith("BREAKS")][:20]:
             print("   ", ex)
     print(f"CPU {time.process_time() - t0:.1f} s")
