@@ -174,6 +174,7 @@ def test_unclosed_private_ends_at_its_paragraph():
 
 @pytest.mark.parametrize("code", [
     "password = getpass.getpass(prompt='Password: ')",
+    "def unix_getpass(prompt='Password: ', stream=None):",  # the stdlib line issue #18 saw broken
     "    pw = input('Enter passphrase: ')",
     "if token is None: raise ValueError('token: missing')",
     "self.assertEqual(cm.exception.args, ('password',))",

@@ -201,7 +201,7 @@ def _positional(m: re.Match[str], text: str) -> Span | None:
 
 
 # scott/tiger@ORCL, app/s3cret@//db:1521/svc (Oracle-style connect strings)
-_SLASH_AT = LazyPattern(r"(?<![\w/.@\-])[A-Za-z_][\w.\-]{0,40}/(?P<v>[^\s/@'\"]{4,80})@(?=/{0,2}[A-Za-z][\w.\-]*)")
+_SLASH_AT = LazyPattern(r"(?<![\w/.@\-#?=&:])[A-Za-z_][\w.\-]{0,40}/(?P<v>[^\s/@'\"?=&#]{4,80})@(?=/{0,2}[A-Za-z][\w.\-]*)")
 
 
 def _slash_at(m: re.Match[str], text: str) -> Span | None:
@@ -236,6 +236,7 @@ _ID_PREFIX_WORDS = frozenset(
     "test tests tmp temp session sess conv step node pod img image pr issue user usr org project proj "
     "cache chunk entry turn seed hash v www cdn http https".split()
 )
+_LEADING_WORD = LazyPattern(r"[A-Za-z]+[_\-.]")
 _CRED_PREFIX = LazyPattern(r"(?i)api|key|tok|secret|auth|pat|sk|pw|pass|cred")
 
 
@@ -263,8 +264,11 @@ def _prefixed(m: re.Match[str], text: str) -> Span | None:
     if PATH_LIKE.match(token):
         return None
     # The regex takes the longest prefix; a uuid body ("api-<8>-<4>-…") needs a shorter one.
+    # A body that starts with a word is not the random part yet (cube_sm_image_<random>).
     cuts = [i + 1 for i, c in enumerate(token[:40]) if c in "_-."]
     for cut in cuts[:3]:
+        if _LEADING_WORD.match(token, cut):
+            continue
         if _prefix_body_ok(token[:cut], token[cut:]):
             return ("prefixed_token", m.start(), m.end())
     return None

@@ -70,14 +70,15 @@ def find_prose(text: str) -> list[Span]:
         for n, tok in enumerate(_TOKEN.finditer(window)):
             if n >= MAX_WORDS:
                 break
-            word = tok.group().rstrip(_TRAILING) if not tok.group().endswith(("!", "?")) or len(tok.group()) < 7 \
-                else tok.group().rstrip(".,;:)]}>")
+            raw = tok.group().strip("*_~")  # markdown emphasis: **defined.**
+            word = raw.rstrip(_TRAILING) if not raw.endswith(("!", "?")) or len(raw) < 7 \
+                else raw.rstrip(".,;:)]}>")
             if word.rstrip("!?").isalpha() or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
                 continue
             if word.startswith("[REDACTED"):
                 break
             if _credential_token(word):
-                start = m.end() + tok.start()
+                start = m.end() + tok.start() + (len(tok.group()) - len(tok.group().lstrip("*_~")))
                 spans.append(("password", start, start + len(word)))
             break
     return spans
