@@ -85,7 +85,7 @@ def test_flags_without_secrets_stay(text):
     "zqv_tkn_" + rnd(ALNUM, 32),               # lowercase word prefix
     "QWRT-" + rnd(UPPER, 30),                  # upper only
     "orb.live." + rnd(ALNUM, 40),              # after dots
-    "kk_" + rnd(HEX, 40),                      # hex body after a word prefix
+    "kkv_" + rnd(HEX, 40),                     # hex body after a word prefix (3+ letters: b1_<hex> is a MIME boundary)
     "apikey-" + "-".join(rnd(HEX, n) for n in (8, 4, 4, 4, 12)),  # uuid after a credential prefix
     "blob_" + rnd(ALNUM + "+/", 420),          # a blob over 300 characters
 ])

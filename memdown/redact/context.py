@@ -286,6 +286,8 @@ _STRONG_KEYS = re.compile(r"pass|pw|secret|private|signing|master|credential|aut
 _TRAILING = ".,;:)]}>"
 def _prose(m: re.Match[str], text: str) -> Span | None:
     value = m.group("v").rstrip(_TRAILING)
+    if value.strip("*_~`").rstrip(_TRAILING).isalpha():
+        return None  # "**Credential Storage**": markdown emphasis around a word
     key = m.group("key")
     strong = bool(_STRONG_KEYS.search(key))
     if not m.group("sep") and not m.group("phrase") and not strong:

@@ -30,6 +30,7 @@ from .names import name_says_secret
 from .patterns import LazyPattern, Rule, Span
 from .values import IDENT, PATH_LIKE, code_like, is_placeholder
 
+_TEMPLATE = LazyPattern(r"%[-#0-9.]*[sdfrxi]|\{\d*\}")  # "VS%0.f0COMNTOOLS" % version: a format string
 _WORDISH = LazyPattern(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX_OR_UUID = LazyPattern(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
@@ -72,7 +73,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
         return False  # YAML tags, block scalars, anchors, flags
     if not quoted and code_like(v, after) and (after and after in "([{" or not _random_part(v)):
         return False  # win32api.RegOpenKeyEx is code; pat5ikqXf3Y9QxGtk.e568e6… is a token
-    if _FILE_LIKE.match(v):
+    if _FILE_LIKE.match(v) or _TEMPLATE.search(v):
         return False
     if strength == "weak":
         return " " not in v and (random_body(v, 12) or len(v) > 300)
@@ -104,7 +105,7 @@ _FLAG_REST = LazyPattern(r"[^\s'\"`;|&<>()]*")
 
 def _extend(text: str, end: int, capped: bool, rest: LazyPattern) -> int:
     return rest.match(text, end).end() if capped else end
-_PAIR = LazyPattern(r"""(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
+_PAIR = LazyPattern(r"""(?<=\()[ \t]*(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
 _XML = LazyPattern(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
 
 
@@ -216,7 +217,9 @@ def _slash_at(m: re.Match[str], text: str) -> Span | None:
 
 # --- credential files -------------------------------------------------------------
 
-_PGPASS = LazyPattern(r"^[ \t]*[\w.\-*\[\]:]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>\S{3,})[ \t]*$", re.M)
+_PGPASS = LazyPattern(
+    r"^[ \t]*(?=[^:\s]*[A-Za-z*])[\w.\-*\[\]]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>(?:\\:|[^\s:])(?:\\:|[^\s:]){2,})[ \t]*$",
+    re.M)
 _CRYPT = LazyPattern(
     r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$[^\s:'\"]{8,}"
 )
@@ -231,13 +234,14 @@ _PREFIXED = LazyPattern(
 )
 # Object ids and digests that look like prefixed tokens but are not secrets.
 _ID_PREFIX_WORDS = frozenset(
-    "toolu srvtoolu msg msgbatch req chatcmpl call run file asst thread batch evt cus ch pi pm sub in acct txn "
+    "toolu tooluse srvtoolu mcpsrv msg msgbatch req chatcmpl call run file asst thread batch evt cus ch pi pm sub in acct txn "
     "job sha sha1 sha256 sha384 sha512 md5 blake2b commit rev uuid id build trace span git gh-pages py "
     "test tests tmp temp session sess conv step node pod img image pr issue user usr org project proj "
     "cache chunk entry turn seed hash v www cdn http https".split()
 )
 _LEADING_WORD = LazyPattern(r"[A-Za-z]+[_\-.]")
-_CRED_PREFIX = LazyPattern(r"(?i)api|key|tok|secret|auth|pat|sk|pw|pass|cred")
+_CRED_PREFIX = LazyPattern(
+    r"(?i)(?:^|[_\-.])(?:api|\w*key|\w*token|tok|tkn|secret|auth|pat|sk|pw|pass|cred\w*|access)(?=[_\-.])")
 
 
 def _prefix_body_ok(prefix: str, body: str) -> bool:
@@ -253,9 +257,11 @@ def _prefix_body_ok(prefix: str, body: str) -> bool:
     if _UUID.search(body) and not credential_prefix:
         return False  # m-<uuid>-first, agent-<uuid>: ids built from a uuid
     if _HEX_OR_UUID.match(body):
-        if len(core) < 24 or (len(core) != len(body) and not _CRED_PREFIX.search(prefix)):
+        if len(core) < 24 or (not credential_prefix and (len(core) != len(body) or len(prefix) < 4)):
             return False  # a uuid after an ordinary word: an object id
         return any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
+    if max(len(s) for s in re.split(r"[_\-.]", body)) < 12:
+        return False  # TLS_CHACHA20_POLY1305_SHA256: short named parts, not one random run
     return random_body(body) and not _FILE_LIKE.match(body)
 
 
@@ -277,7 +283,7 @@ def _prefixed(m: re.Match[str], text: str) -> Span | None:
 # --- URL path segments, base64 PEM ---------------------------------------------------
 
 _URL = LazyPattern(r"https?://[^\s/\"'<>]+(?P<path>/[^\s?#\"'<>`)]*)")
-_URL_CRED_WORD = LazyPattern(r"(?i)hook|token|key|secret|bot|auth|sig")
+_URL_CRED_WORD = LazyPattern(r"(?i)hook|token|apikey|api_key|api-key|secret|/bot|auth|signature|[?&](?:sig|key)=")
 
 
 def find_url_segments(text: str) -> list[Span]:

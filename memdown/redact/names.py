@@ -49,10 +49,20 @@ def name_parts(name: str) -> list[str]:
     return [p for p in parts if p]
 
 
+# A "key" qualified by one of these names an identifier, not a credential: fileKey, sort_key.
+_ID_KEY_QUALIFIERS = frozenset(
+    "file cache sort primary foreign partition object node row idempotency dedup dedupe lookup map hash "
+    "s3 bucket registry index unique composite public pub react list group cluster shard routing "
+    "translation i18n message lang locale config setting settings dict item entry record".split()
+)
+
+
 def name_says_secret(name: str) -> str | None:
     """``"strong"``, ``"weak"`` or None for a config key, flag or JSON key."""
     parts = name_parts(name)
     if not parts or parts[-1] in NOT_SECRET_LAST:
+        return None
+    if parts[-1] == "key" and len(parts) > 1 and parts[-2] in _ID_KEY_QUALIFIERS:
         return None
     strength: str | None = None
     for part in parts:

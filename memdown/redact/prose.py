@@ -44,7 +44,7 @@ def _credential_token(tok: str) -> bool:
         return False
     has_alpha = any(c.isalpha() for c in tok)
     has_other = any(c.isdigit() or c in "!#$%&*+?@^~;|" for c in tok)  # hr_recruitment_x is a name
-    key_like = "=" in tok.rstrip("=") or tok.endswith("=") and not tok.endswith("==")
+    key_like = "=" in tok.rstrip("=") or tok.endswith("=") and not tok.endswith("==") or "/" in tok  # paths
     return has_alpha and has_other and not key_like
 
 
