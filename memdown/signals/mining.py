@@ -3,7 +3,8 @@
 ``mine_session`` is what the PreCompact and SessionEnd hooks run (in their
 detached worker). The mining point of every transcript file (main log and each
 subagent log) is kept in ``state/mining.json`` under a lock, so nothing is
-mined twice and a compaction loses nothing. Standard library plus
+mined twice and a compaction loses nothing. That state keeps the last turn's words, so it
+goes through ``redact_structure`` like every file memdown writes. Standard library plus
 markdown-it-py; never lancedb/fastembed.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .. import paths
 from ..config import Config, memdown_disabled
 from ..errors import MemdownError
 from ..fsutil import atomic_write_text, file_lock
+from ..redact import redact_structure
 from . import store
 from .detect import detect_turns, failed, find_fix, fix_text
 from .store import Signal
@@ -216,7 +218,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
             if available(config):
                 queue_prompts(root, session_id, portable, prompts)
         files.update(results)
-        atomic_write_text(_state_path(root), json.dumps(state, indent=1), mode=paths.PRIVATE_FILE_MODE)
+        atomic_write_text(_state_path(root), json.dumps(redact_structure(state), indent=1), mode=paths.PRIVATE_FILE_MODE)
     if main_error is not None and not written:
         raise main_error
     return written
