@@ -204,3 +204,15 @@ def test_meta_adjustment_changes_confidence():
     assert detect_turns([turn], previous=prev)[0].confidence == 3
     assert detect_turns([turn], previous=prev, adjust=lambda p, t: -1)[0].confidence == 2
     assert detect_turns([turn], previous=prev, adjust=lambda p, t: +1)[0].confidence == 3  # capped
+
+
+def test_an_excerpt_cut_through_a_secret_is_redacted_whole_first() -> None:
+    """A quote is cut to 300 characters; a token straddling the cut must not survive as a fragment."""
+    from memdown.signals.text import one_line
+
+    token = "sk-proj-" + "Zq8Wm2Xr7Tn4Kp9Lb3Vc6Hd1Fg5Js0Qe" * 2
+    text = "no, stop hard-coding the key, " + "word " * 50 + f"{token} in config please"
+    assert text.index(token) + 16 < 299 < text.index(token) + len(token)  # the cut falls inside the token
+    cut = one_line(text, 300)
+    assert len(cut) <= 300 and token[:16] not in cut
+    assert one_line("short, untouched sk-notasecret", 300) == "short, untouched sk-notasecret"

@@ -11,7 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ..store.markdown import block_parser, one_line  # noqa: F401  (re-exported: signals and learning use them from here)
+from ..store.markdown import block_parser  # noqa: F401  (re-exported: signals and learning use it from here)
+from ..store.markdown import one_line as _flat
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "`", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "\u2014": " - ", "\u2013": " - ",
@@ -37,6 +38,20 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 # Words every tool failure shares; they say nothing about which failure it is.
 GENERIC = frozenset({"exit", "code", "error", "failed", "fail", "failure", "command", "line", "bash", "bin", "sh",
                      "/bin/sh", "/bin/bash", "/system/bin/sh", "usr", "tool", "output", "run", "running"})
+
+
+def one_line(text: str, limit: int = 0) -> str:
+    """One line of ``text``, cut to ``limit``; a text that is cut is redacted WHOLE first.
+
+    Signals quote transcripts in excerpts. Cut first, a token that straddles the cut is no longer the
+    shape any rule knows, and the later redaction of the stored signal would miss the half that stays.
+    """
+    flat = _flat(text)
+    if limit and len(flat) > limit:
+        from ..redact import redact
+
+        flat = redact(flat)
+    return _flat(flat, limit)
 
 
 def normalize(text: str) -> str:
