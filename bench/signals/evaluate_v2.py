@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-from corpus import SHARED, iter_prompts  # noqa: E402
+from prompt_corpus import SHARED, iter_prompts  # noqa: E402
 
 RULE_TYPES = frozenset({"correction", "convention", "memory_request", "revert"})
 LABELS_FILE = HERE / "real_labels_v2.jsonl"

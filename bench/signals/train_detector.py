@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
-from corpus import SHARED, iter_prompts  # noqa: E402
+from prompt_corpus import SHARED, iter_prompts  # noqa: E402
 from evaluate_v2 import half_of, load_labels  # noqa: E402
 
 from memdown.signals import classifier as C  # noqa: E402

@@ -1,6 +1,6 @@
 """The real user prompts of ../shared/transcripts, read in place with memdown's one transcript parser.
 
-    python bench/signals/corpus.py --dump /tmp/prompts.jsonl   # for labelling (never inside the repo)
+    python bench/signals/prompt_corpus.py --dump /tmp/prompts.jsonl   # for labelling (never inside the repo)
 
 A prompt is a turn of kind ``prompt`` in a main-session transcript (``parse_transcript``
 with ``include_subagents=False``): tool results, ``isMeta`` entries, compaction summaries,
