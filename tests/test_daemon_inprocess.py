@@ -17,6 +17,7 @@ from conftest import wait_for
 from daemon_wire import raw_request
 
 from memdown import paths
+from memdown.fsutil import safe as fsutil_safe
 from memdown.api import Memory
 from memdown.live.client import ask_daemon
 from memdown.live.protocol import MAX_REQUEST_BYTES
@@ -151,21 +152,22 @@ def test_permission_denied(daemon: Daemon, root: Path, monkeypatch: pytest.Monke
     secret = root / "memory" / "locked.md"
     secret.write_text(entry("locked", "okapi"))
     assert wait_for(lambda: sources(root, "okapi"), 5)
-    real_read_bytes = Path.read_bytes
+    real_open_file = fsutil_safe.open_file
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == "locked.md":
+    def open_file(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path).name == "locked.md":
             raise PermissionError(13, "Permission denied")
-        return real_read_bytes(self)
+        return real_open_file(path, *args, **kwargs)
 
-    # chmod 0 does not stop root (CI may run as root), so refuse the read itself.
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    # chmod 0 does not stop root (CI may run as root), so refuse the open itself, where the one file
+    # layer opens every file (its read_bytes/read_text/open_stream all go through open_file).
+    monkeypatch.setattr(fsutil_safe, "open_file", open_file)
     if os.geteuid() != 0:
         secret.chmod(0)
     secret.write_text(entry("locked", "okapi and more")) if os.geteuid() == 0 else os.utime(secret)
     assert wait_for(lambda: not sources(root, "okapi"), 5)  # dropped and logged, no crash
     assert wait_for(lambda: settled(daemon), 5)
-    monkeypatch.setattr(Path, "read_bytes", real_read_bytes)
+    monkeypatch.setattr(fsutil_safe, "open_file", real_open_file)
     secret.chmod(0o644)
     os.utime(secret, ns=(time.time_ns(), time.time_ns()))
     assert wait_for(lambda: sources(root, "okapi"), 5)
@@ -386,6 +388,15 @@ def test_config_change_applies_without_restart(daemon: Daemon, root: Path) -> No
     assert len(search(root, "notes")) == 2
     (root / "config.toml").write_text("[search]\nk = 1\n")
     assert len(search(root, "notes")) == 1  # as the in-process CLI would answer now
-    (root / "config.toml").write_text("[search]\nk = oops\n")  # unreadable: keep the last good settings
+    # A committed project file that does not parse is ignored with a notice (committed configuration is
+    # data, docs/trust.md), by the CLI and so by the daemon: the defaults answer again.
+    (root / "config.toml").write_text("[search]\nk = oops\n")
+    assert len(search(root, "notes")) == 2
+    # The person's own global file, unreadable: the daemon keeps its last good settings and answers.
+    global_file = paths.global_config_file()
+    global_file.parent.mkdir(parents=True, exist_ok=True)
+    global_file.write_text("[search]\nk = 1\n")
+    assert len(search(root, "notes")) == 1
+    global_file.write_text("[search]\nk = oops\n")
     assert len(search(root, "notes")) == 1
     assert ask_daemon(root, "ping", {})["ok"]

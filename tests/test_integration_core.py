@@ -232,14 +232,16 @@ def test_insert_at_top_embeds_nothing_and_moves_lines(env: Env, prefix: str):
 
 
 def test_unavailable_model_fails_in_one_line_and_keeps_index(env: Env):
-    env.run("config", "set", "embedding.model", "BAAI/bge-small-en-v1.5")
+    # The person's own (global) config: a project's committed embedding.model counts only after
+    # `memdown config approve` (docs/trust.md), and this test is about the missing model, not approval.
+    env.run("config", "set", "--global", "embedding.model", "BAAI/bge-small-en-v1.5")
     try:
         result = env.run("index", ok=False, timeout=120)
         assert result.returncode == 4
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "not available offline" in lines[0], result.stderr
     finally:
-        env.run("config", "set", "embedding.model", "sentence-transformers/all-MiniLM-L6-v2")
+        env.run("config", "set", "--global", "embedding.model", "sentence-transformers/all-MiniLM-L6-v2")
     report = env.json("index")
     assert report["rebuilt"] is False and report["embedded"] == 0
 
