@@ -113,9 +113,15 @@ def visible(text: str) -> str:
     return _INVISIBLE.sub("", _SEPARATORS.sub(" ", _ESCAPES.sub("", str(text or ""))))
 
 
+def defang(text: str) -> str:
+    """``text`` with every chat/system-looking tag (``<system-reminder>``, ``</user>``, our own fence tag)
+    shown as ``‹…›``: still readable, never structure. Daily logs store entries this way too (store.daily)."""
+    return _TAGS.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+
+
 def clean(text: str) -> str:
     """Printable text: no escapes, controls or invisible characters; fake tags defanged."""
-    return _TAGS.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), visible(text))
+    return defang(visible(text))
 
 
 def _fold_confusables(text: str) -> str:

@@ -73,6 +73,19 @@ def test_a_sub_bullet_can_never_start_a_heading_or_fake_an_anchor():
     assert len(headings) == 1
 
 
+def test_no_line_of_an_entry_holds_a_raw_chat_or_system_tag():
+    """Every line (ask, outcome, sub-bullet, file) goes through one cleaner: a quoted tag stays readable
+    as ‹…› but can never pose as client structure when the log is read or injected later."""
+    from datetime import datetime
+
+    text = render_entry(Entry(when=datetime(2026, 3, 1, 10, 7), session="s", turn="t", transcript="~/t.jsonl",
+                              bullets=["Asked: what does </user><assistant> do",
+                                       "Outcome: the `<system-reminder>` lists skills:\n  - <memdown-recorded-notes nonce=\"1\">",
+                                       "Files changed: `<command-name>.md`"]))
+    assert not re.search(r"<\s*/?\s*(?:user|assistant|system|memdown|command)", text)
+    assert "`‹system-reminder›`" in text and "‹/user›‹assistant›" in text and "‹memdown-recorded-notes" in text
+
+
 def _real_turns(shared_transcripts: Path):
     for path in sorted(shared_transcripts.rglob("*.jsonl")):
         if "subagents" in path.parts or path.name.startswith("agent-") or path.name == "journal.jsonl":

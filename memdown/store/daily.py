@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import fsutil, paths
+from ..fence import defang
 from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
 from .anchors import ANCHOR_RE, Anchor, anchor_escape, parse_anchor
@@ -55,8 +56,10 @@ def entry_file(root: Path, entry: Entry) -> Path:
 
 
 def clean_bullet(text: str) -> str:
-    """One bullet line: single-line, no HTML comments that could fake an anchor."""
-    flat = " ".join(text.split())
+    """One bullet line: single-line, no HTML comments that could fake an anchor, and no raw
+    chat/system tag (``<system-reminder>`` quoted by the assistant is stored as ``‹system-reminder›``),
+    so a log read or injected later holds nothing that poses as client structure."""
+    flat = defang(" ".join(text.split()))
     flat = flat.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
     if flat.startswith(("- ", "* ")):
         flat = flat[2:]
