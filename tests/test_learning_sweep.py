@@ -108,8 +108,12 @@ def test_sweep_and_a_hook_append_really_overlap_and_lose_nothing(memory_root, tm
     real_replace = os.replace
     paused = []
 
+    def target(dst, dir_fd) -> str:
+        # The file layer renames relative to its folder's fd (fsutil.durable): resolve it as the kernel does.
+        return os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), os.fspath(dst)) if dir_fd is not None else os.fspath(dst)
+
     def replace(src, dst, *args, **kwargs):
-        if not paused and os.fspath(dst) == str(day_file):
+        if not paused and target(dst, kwargs.get("dst_dir_fd")) == str(day_file.resolve()):
             paused.append(True)
             go.touch()  # the hook starts its append now, while we are inside the rewrite
             deadline = time.monotonic() + 60
@@ -118,10 +122,15 @@ def test_sweep_and_a_hook_append_really_overlap_and_lose_nothing(memory_root, tm
         return real_replace(src, dst, *args, **kwargs)
 
     monkeypatch.setattr(os, "replace", replace)
-    report = sweep(memory_root, config=load_config(memory_root), now=NOW)
-    monkeypatch.undo()
-    assert hook.wait(timeout=60) == 0
-    assert paused, "the sweep never rewrote the day file"
+    try:
+        report = sweep(memory_root, config=load_config(memory_root), now=NOW)
+        monkeypatch.undo()
+        # Checked before waiting: a sweep that never reached the rewrite never released the hook.
+        assert paused, "the sweep never rewrote the day file"
+        assert hook.wait(timeout=60) == 0
+    finally:
+        if hook.poll() is None:
+            hook.kill()
     signals = store.load(memory_root)
     assert sorted(s.text for s in signals if s.type == "failure") == [f"Error: target t{i} failed" for i in range(3)]
     assert blocked.exists(), "the hook never had to wait: the two never overlapped"
