@@ -57,9 +57,13 @@ def key(root: Path, dotted: str, value: object) -> str:
     return hashlib.sha256(f"{where}\0{dotted}\0{shown}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _keys() -> set[str]:
+def approval_keys(ledger: Path) -> set[str]:
+    """The keys recorded in an approvals ledger (one JSON object a line, under MEMDOWN_HOME).
+
+    Shared with the CLAUDE.md approvals (``learning.approvals``): a torn last line (a crash mid-append)
+    only loses that approval; a missing or unreadable ledger approves nothing."""
     try:
-        raw = fsutil.read_text(approvals_file(), errors="replace")
+        raw = fsutil.read_text(ledger, errors="replace")
     except OSError:
         return set()
     found = set()
@@ -71,6 +75,10 @@ def _keys() -> set[str]:
         if isinstance(item, dict) and isinstance(item.get("key"), str):
             found.add(item["key"])
     return found
+
+
+def _keys() -> set[str]:
+    return approval_keys(approvals_file())
 
 
 def approved(root: Path, dotted: str, value: object) -> bool:

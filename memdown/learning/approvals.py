@@ -34,19 +34,9 @@ def key(target_path: Path, token: str, text: str) -> str:
 
 
 def _keys() -> set[str]:
-    try:
-        raw = fsutil.read_text(paths.approvals_file(), errors="replace")
-    except OSError:
-        return set()
-    found = set()
-    for line in raw.splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue  # a torn last line (crash mid-append) only loses that approval
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            found.add(item["key"])
-    return found
+    from ..committed_config import approval_keys
+
+    return approval_keys(paths.approvals_file())
 
 
 def approved(target_path: Path, token: str, text: str) -> bool:
