@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from editor_race import Editor, Loop, Recording, git  # noqa: E402
+from editor_race import Editor, Loop, Recording, git, teammate_clone  # noqa: E402
 
 SESSIONS = 24
 
@@ -46,33 +46,6 @@ def _repo(tmp: Path, name: str, extra: dict) -> tuple[Path, Recording]:
     git(project, "add", "-A")
     git(project, "commit", "-qm", "memory")
     return project, rec
-
-
-def _teammate(tmp: Path, project: Path, day: Path):
-    remote = tmp / "remote.git"
-    git(tmp, "init", "-q", "--bare", str(remote))
-    git(project, "remote", "add", "origin", str(remote))
-    git(project, "push", "-q", "origin", "main")
-    other = tmp / "teammate"
-    git(tmp, "clone", "-q", "-b", "main", str(remote), str(other))
-    other_day = other / day.relative_to(project)
-    notes: list[str] = []
-
-    def commit_note() -> None:
-        notes.append(f"teammate note {len(notes)}")
-        lines = other_day.read_text().split("\n")
-        lines[1:1] = ["", notes[-1]]
-        other_day.write_text("\n".join(lines))
-        git(other, "commit", "-qam", notes[-1])
-        if git(other, "push", "-q", "origin", "main", check=False).returncode:
-            git(other, "pull", "-q", "--no-rebase", "--no-edit", check=False)
-            git(other, "push", "-q", "origin", "main", check=False)
-
-    def pushed() -> list[str]:
-        log = set(git(other, "log", "--format=%s", "origin/main").stdout.split("\n"))
-        return [n for n in notes if n in log]
-
-    return commit_note, pushed
 
 
 def scenario(kind: str, args: argparse.Namespace) -> dict:
@@ -93,7 +66,7 @@ def scenario(kind: str, args: argparse.Namespace) -> dict:
             actor = Loop(lambda: (git(project, "stash", "-q", check=False),
                                   git(project, "stash", "pop", "-q", check=False)), every=args.every)
         else:
-            commit_note, pushed = _teammate(tmp, project, _day(rec.root))
+            commit_note, pushed, _notes = teammate_clone(tmp, project, _day(rec.root))
             teammate = Loop(commit_note, every=2 * args.every)
             teammate.start()
 

@@ -172,3 +172,35 @@ class Loop(threading.Thread):
     def stop(self) -> None:
         self.halt.set()
         self.join(timeout=30)
+
+
+def teammate_clone(tmp: Path, project: Path, day: Path, name: str = "teammate"):
+    """A bare remote for ``project`` and a teammate's clone of it that adds notes to ``day``.
+
+    Returns ``(commit_note, pushed, notes)``: one step that writes a note on the same day, commits and
+    pushes it (pulling first when the push is refused); the notes that reached the remote; all notes written.
+    """
+    remote = tmp / "remote.git"
+    git(tmp, "init", "-q", "--bare", str(remote))
+    git(project, "remote", "add", "origin", str(remote))
+    git(project, "push", "-q", "origin", "main")
+    other = tmp / name
+    git(tmp, "clone", "-q", "-b", "main", str(remote), str(other))
+    other_day = other / day.relative_to(project)
+    notes: list[str] = []
+
+    def commit_note() -> None:
+        notes.append(f"teammate note {len(notes)}")
+        lines = other_day.read_text().split("\n")
+        lines[1:1] = ["", notes[-1]]
+        other_day.write_text("\n".join(lines))
+        git(other, "commit", "-qam", notes[-1])
+        if git(other, "push", "-q", "origin", "main", check=False).returncode:
+            git(other, "pull", "-q", "--no-rebase", "--no-edit", check=False)
+            git(other, "push", "-q", "origin", "main", check=False)
+
+    def pushed() -> list[str]:
+        log = set(git(other, "log", "--format=%s", "origin/main").stdout.split("\n"))
+        return [n for n in notes if n in log]
+
+    return commit_note, pushed, notes

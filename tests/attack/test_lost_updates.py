@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from editor_race import Editor, Loop, Recording, git
+from editor_race import Editor, Loop, Recording, git, teammate_clone
 
 
 def _day_file(root: Path) -> Path:
@@ -85,24 +85,8 @@ def test_git_stash_and_pop_in_a_loop_while_stop_hooks_append_loses_nothing(tmp_p
 
 def test_git_pull_in_a_loop_while_two_clones_record_loses_nothing(tmp_path):
     project, rec = _repo_with_memory(tmp_path, "clone-a", sessions=12)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    git(project, "remote", "add", "origin", str(remote))
-    git(project, "push", "-q", "origin", "main")
-    other = tmp_path / "clone-b"
-    git(tmp_path, "clone", "-q", "-b", "main", str(remote), str(other))
-    other_day = other / _day_file(rec.root).relative_to(project)
-    notes: list[str] = []
-
-    def other_clone_commits() -> None:  # the teammate: a note on the same day, committed and pushed
-        notes.append(f"teammate note {len(notes)}")
-        lines = other_day.read_text().split("\n")
-        lines[1:1] = ["", notes[-1]]
-        other_day.write_text("\n".join(lines))
-        git(other, "commit", "-qam", notes[-1])
-        if git(other, "push", "-q", "origin", "main", check=False).returncode:
-            git(other, "pull", "-q", "--no-rebase", "--no-edit", check=False)
-            git(other, "push", "-q", "origin", "main", check=False)
+    # the teammate: a note on the same day, committed and pushed
+    other_clone_commits, pushed, notes = teammate_clone(tmp_path, project, _day_file(rec.root), "clone-b")
 
     def commit_and_pull() -> None:  # this clone's person: commit what is there, pull the teammate's
         git(project, "add", "-A", check=False)
@@ -125,9 +109,8 @@ def test_git_pull_in_a_loop_while_two_clones_record_loses_nothing(tmp_path):
     rec.fire(1, sync=True).wait(60)
     rec.settle()
     text = _day_file(rec.root).read_text()
-    pushed = git(other, "log", "--format=%s", "origin/main").stdout.split("\n")
     assert puller.runs > 2 and notes
-    _assert_nothing_lost(rec, [n for n in notes if n in pushed and n + "\n" not in text])
+    _assert_nothing_lost(rec, [n for n in pushed() if n + "\n" not in text])
 
 
 # --- the mechanism, one race at a time (deterministic) --------------------------------------------
