@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import fsutil
 from ..errors import IndexUnavailableError
 from ..paths import PRIVATE_FILE_MODE
+from .lance_import import import_lancedb  # every import of lancedb goes through it
 from .records import ROW_FIELDS, FileRecord, RecordsDamaged, load_records, records_path, save_records
 
 if TYPE_CHECKING:
@@ -45,14 +46,6 @@ RESULT_COLUMNS = [
 # always-on hidden-kind filter reads instead of every row's kind (docs/scale.md).
 SCALAR_INDEXES = {"id": "BTREE", "source": "BTREE", "kind": "BITMAP"}
 _SCALAR_INDEX_NAMES = frozenset(f"{column}_idx" for column in SCALAR_INDEXES)
-
-
-def import_lancedb():
-    """Every import of lancedb goes here (lance_import: Rust warnings off unless the user set LANCEDB_LOG,
-    the REST namespace client's package __init__ deferred)."""
-    from .lance_import import import_lancedb as import_deferred
-
-    return import_deferred()
 
 
 def damage_reason(exc: BaseException) -> str:

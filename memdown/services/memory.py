@@ -303,7 +303,7 @@ def _import_lancedb_meanwhile() -> None:
 
     def run() -> None:
         try:
-            from ..index.table import import_lancedb
+            from ..index.lance_import import import_lancedb
 
             import_lancedb()
         except Exception:  # noqa: BLE001 - the import in index/table.py raises it where it is handled
