@@ -304,9 +304,16 @@ def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],
 
 
 def reason(guard: dict[str, Any], suggestion: str) -> str:
-    text = f"memdown guard {guard.get('id', '')}: a rule you were corrected on and the user approved: {guard.get('rule', '')}"
+    """What the user sees when asked, and the model's tool result when the call is stopped. An ask reads
+    as a preference with a way out: under ``claude -p`` nobody can answer, so the client answers no and
+    the model gets only this text (tests/e2e/test_guards_client.py)."""
+    ask = guard.get("decision") == "ask"
+    kind = "a preference the user approved" if ask else "a rule you were corrected on and the user approved"
+    text = f"memdown guard {guard.get('id', '')}: {kind}: {guard.get('rule', '')}"
     if suggestion:
         text += f" Instead run: {suggestion}"
     elif guard.get("advice"):
         text += f" {guard['advice']}"
+    if ask:
+        text += " (if this case is a fair exception, say why and let the user decide)"
     return text + f" (remove with `memdown reflect undo {guard.get('id', '')}`)"
