@@ -5,9 +5,13 @@
 A day file already holding N-1 entries (written in the daily-log format,
 spread over ``--sessions`` session sections) gets one more entry through
 ``memdown.store.daily.append_entry``, the call the capture worker makes per
-turn; the median of ``--repeat`` appends is printed. With one session the
-new entry goes at the end of the file; with several it goes to the end of the
-first session's section, in the middle of the file.
+turn; the median of ``--repeat`` appends is printed, wall time and the
+process's CPU time (user + sys: less moved by other work on the machine than
+wall time, whose fsyncs wait on the shared disk). The new entry is the first
+session's. With one session its section is the last one; with several it is
+followed by the other sessions' sections (the entry went in the middle of
+the file, rewriting it, before session 5; it now goes at the end under a
+``## Session … (continued)`` heading).
 
 ``--batches 4x500`` instead records one session of 2,000 turns through the
 capture pipeline (``services.capture.record_session``, extractive summaries),
@@ -58,14 +62,15 @@ def inner(turns: int, sessions: int, repeat: int) -> list[float]:
     path = root / "memory" / "2026-11-20.md"
     path.parent.mkdir(parents=True)
     path.write_text(_day_text(turns - 1, sessions))
-    took = []
+    took, cpu = [], []
     for k in range(repeat):
         entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), "sess-0", f"new-{k}",
                             "~/.claude/projects/p/sess-0.jsonl", BULLETS)
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         assert daily.append_entry(root, entry) is not None
         took.append(time.perf_counter() - started)
-    return took
+        cpu.append(time.process_time() - started_cpu)
+    return [took, cpu]
 
 
 def batches(count: int, size: int) -> list[float]:
@@ -117,13 +122,14 @@ def main() -> None:
         env["PYTHONPATH"] = str(Path(args.source).resolve())
     print(f"append one entry to a day of N entries (median of {args.repeat}; load {os.getloadavg()[0]:.2f}"
           f"{', source ' + args.source if args.source else ''})")
-    print(f"{'sessions':>8} {'N':>6} {'median ms':>10} {'max ms':>8}")
+    print(f"{'sessions':>8} {'N':>6} {'median ms':>10} {'max ms':>8} {'CPU median ms':>14}")
     for sessions in (int(s) for s in args.sessions.split(",")):
         for turns in (int(t) for t in args.turns.split(",")):
             out = subprocess.run([sys.executable, __file__, "--inner", str(turns), str(sessions), str(args.repeat)],
                                  capture_output=True, text=True, env=env, check=True)
-            took = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{sessions:8} {turns:6} {statistics.median(took) * 1000:10.1f} {max(took) * 1000:8.1f}")
+            took, cpu = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{sessions:8} {turns:6} {statistics.median(took) * 1000:10.1f} {max(took) * 1000:8.1f}"
+                  f" {statistics.median(cpu) * 1000:14.2f}")
 
 
 if __name__ == "__main__":

@@ -11,10 +11,12 @@
 Writes hold the file's lock and go through ``fsutil.edit_locked``
 (compare-and-swap: a file a person or git changed since it was read is read
 again; an entry at the end is appended in place), so neither concurrent
-sessions nor a person's editor lose anything. An entry for a session that
-already wrote today goes to the end of that session's block, not under
-another session's heading. The same turn is never written twice. Placing an
-entry scans lines, never parses the day: its cost does not grow with the day.
+sessions nor a person's editor lose anything. Every entry goes at the end of
+the file, under its own session's heading, never another's: when another
+section came after the session's last entry, its heading is repeated as
+``## Session 14:30 (continued)``. So a write only appends, and its cost does
+not grow with the day (a mid-file insert rewrote the whole day). The same
+turn is never written twice. Placing an entry scans lines, never parses the day.
 Every entry is noted in ``store.written``; one that vanished in a race is
 written back by the next write (``heal``).
 """
@@ -133,17 +135,59 @@ def _next_session_heading(text: str, start: int) -> int | None:
     return None
 
 
-def place_block(text: str, day: str, session: str, block: str, started: str) -> str:
-    """``text`` with ``block`` at the end of ``session``'s part of the day (a new ``## Session`` if none)."""
-    if not text.strip():
-        return f"# {day}\n\n## Session {started}\n\n{block}"
+CONTINUED = " (continued)"
+
+
+def _continued_heading(text: str, anchor_end: int, started: str) -> str:
+    """The heading that resumes the section holding the anchor that ends at ``anchor_end``: its own
+    ``##`` title marked continued (``## Session 14:30 (continued)``). Searched backwards from the anchor,
+    heading by heading; one inside a code fence is skipped. None found (the entries sit right under
+    the day's title): a fresh ``## Session`` heading, as for a session's first entry."""
+    line = text.rfind("\n", 0, max(anchor_end - 1, 0)) + 1
+    pos = line
+    while pos > 0:
+        hit = text.rfind("\n#", 0, pos)
+        start = hit + 1 if hit >= 0 else (0 if text.startswith("#") else -1)
+        if start < 0:
+            break
+        heading = _SESSION_HEADING.match(text, start)
+        if heading and len(_FENCE.findall(text, start, line)) % 2 == 0:
+            end = text.find("\n", start)
+            title = text[start:len(text) if end < 0 else end].strip()
+            if not title.startswith("##"):
+                break  # the day's title: the section never had a heading of its own
+            title = title.lstrip("#").strip()
+            title = title[: -len(CONTINUED)] if title.endswith(CONTINUED) else title
+            return f"## {title}{CONTINUED}" if title else f"## Session {started}"
+        pos = start - 1 if start > 0 else 0
+    return f"## Session {started}"
+
+
+def _joint(text: str, session: str, started: str) -> str:
+    """What goes between the day's text and a new block of ``session``'s (``text`` ending in a blank
+    line): nothing when the session's section is the last one; else the heading that opens its part
+    of the day: a new ``## Session``, or, when another section follows the session's last entry, a
+    continuation of the session's own section. Every entry goes at the end of the file, so a write
+    only ever appends: its cost does not grow with the day, and it never moves what a person wrote."""
     after = _after_last_anchor(text, session)
     if after is None:
-        return text.rstrip("\n") + f"\n\n## Session {started}\n\n{block}"
-    at = _next_session_heading(text, after)
-    if at is None:
-        return text.rstrip("\n") + "\n\n" + block
-    return f"{text[:at].rstrip(chr(10))}\n\n{block}\n{text[at:]}"
+        return f"## Session {started}\n\n"
+    if _next_session_heading(text, after) is None:
+        return ""
+    return f"{_continued_heading(text, after, started)}\n\n"
+
+
+def _blank_line_after(text: str) -> str:
+    """The newlines that end ``text`` in a blank line (none when it already does; more are kept)."""
+    ending = text[-2:]
+    return "" if ending == "\n\n" else "\n" if ending.endswith("\n") else "\n\n"
+
+
+def place_block(text: str, day: str, session: str, block: str, started: str) -> str:
+    """``text`` with ``block`` added at its end, under ``session``'s heading (see ``_joint``)."""
+    if not text or text.isspace():
+        return f"# {day}\n\n## Session {started}\n\n{block}"
+    return text + _blank_line_after(text) + _joint(text, session, started) + block
 
 
 def insert_entry(text: str, entry: Entry) -> str | None:
@@ -168,24 +212,12 @@ def _heal(root: Path, path: Path, text: str, report: dict) -> str:
     return text
 
 
-def _trailing_newlines(text: str) -> int:
-    n = 0
-    while n < len(text) and text[-1 - n] == "\n":
-        n += 1
-    return n
-
-
 def _as_append(text: str, entry: Entry) -> Append | None:
-    """``entry`` as an addition at the end of ``text`` when that is where ``place_block`` puts it
-    (the usual case: the session's section is the last one); None otherwise."""
-    newlines = _trailing_newlines(text)
-    if not text or newlines > 2 or text.isspace():
+    """``entry`` as what ``place_block`` adds at the end of ``text``, without copying the day; None for a
+    file that is empty or only blank (it gets the day's title)."""
+    if not text or text.isspace():
         return None
-    after = _after_last_anchor(text, entry.session)
-    if after is not None and _next_session_heading(text, after) is not None:
-        return None
-    heading = "" if after is not None else f"## Session {entry.when:%H:%M}\n\n"
-    return Append("\n" * (2 - newlines) + heading + render_entry(entry))
+    return Append(_blank_line_after(text) + _joint(text, entry.session, f"{entry.when:%H:%M}") + render_entry(entry))
 
 
 def _write(root: Path, path: Path, entry: Entry | None) -> dict:

@@ -9,6 +9,7 @@ be in the markdown exactly once, and every note the person saved must be there.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -241,26 +242,66 @@ def test_verify_reports_a_recorded_turn_that_vanished_and_repair_writes_it_back(
     assert any("wrote back 1" in action for action in after.repaired)
 
 
-def test_the_line_scan_places_entries_as_the_markdown_parse_did():
-    """Sessions interleaved, a code fence holding '# ...' lines and an indented (code) anchor: same placement."""
+def _session_of_each_entry(text: str) -> dict[str, str]:
+    """turn -> the ``##`` heading it sits under, read with the markdown parse (the chunker's view)."""
+    from memdown.store.markdown import block_parser
+
+    tokens = block_parser().parse(text)
+    lines, under, found = text.split("\n"), "", {}
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h2":
+            under = tokens[i + 1].content.strip()
+        elif tok.type == "html_block":
+            for turn in re.findall(r"turn:(\S+)", tok.content):
+                found[turn] = under
+    return found
+
+
+def test_every_entry_goes_at_the_end_under_its_own_sessions_heading():
+    """Sessions interleaved, a code fence holding '# ...' lines and an indented (code) anchor: each
+    placement only adds at the end of the file, and each entry sits under its own session's heading
+    (a continuation when another session wrote in between), as the markdown parse reads it."""
     from datetime import datetime
 
     from memdown.store import daily
 
-    def entry(session: str, turn: str) -> daily.Entry:
-        return daily.Entry(datetime(2026, 11, 20, 10, 5), session, turn, "~/t.jsonl", [f"{session} {turn}"])
+    def entry(session: str, turn: str, minute: int) -> daily.Entry:
+        return daily.Entry(datetime(2026, 11, 20, 10, minute), session, turn, "~/t.jsonl", [f"{session} {turn}"])
 
-    text = daily.insert_entry("", entry("a", "a1"))
-    text = daily.insert_entry(text, entry("b", "b1"))
-    text = text.replace("- a a1\n", "- a a1\n\n```sh\n# not a heading\n```\n\n    <!-- session:b turn:fake -->\n")
-    text = daily.insert_entry(text, entry("a", "a2"))
-    text = daily.insert_entry(text, entry("b", "b2"))
-    assert daily.insert_entry(text, entry("b", "b1")) is None and daily.insert_entry(text, entry("b", "fake"))
-    sections = text.split("## Session")
-    assert len(sections) == 3
-    assert "turn:a1 " in sections[1] and "turn:a2 " in sections[1] and sections[1].index("# not a heading") < \
-        sections[1].index("turn:a2 ")
-    assert "turn:b1 " in sections[2] and "turn:b2 " in sections[2]
+    text = daily.insert_entry("", entry("a", "a1", 1))
+    text = daily.insert_entry(text, entry("b", "b1", 2))
+    text = text.replace("- a a1\n", "- a a1\n\n```sh\n# not a heading\n## nor this\n```\n\n"
+                        "    <!-- session:b turn:fake -->\n")
+    text = text.replace("## Session 10:02\n", "## Session 10:02\n\n```\n## fenced\n```\n")
+    for turn, minute in [("a2", 3), ("b2", 4), ("b3", 5), ("a3", 6), ("c1", 7), ("b4", 8)]:
+        before = text
+        text = daily.insert_entry(text, entry(turn[0], turn, minute))
+        assert text.startswith(before) and text.endswith(f"- {turn[0]} {turn}\n")
+    assert daily.insert_entry(text, entry("b", "b1", 9)) is None and daily.insert_entry(text, entry("b", "fake", 9))
+    assert _session_of_each_entry(text) == {
+        "a1": "Session 10:01", "b1": "Session 10:02", "a2": "Session 10:01 (continued)",
+        "b2": "Session 10:02 (continued)", "b3": "Session 10:02 (continued)", "a3": "Session 10:01 (continued)",
+        "c1": "Session 10:07", "b4": "Session 10:02 (continued)"}
+    assert text.count("## Session 10:02 (continued)") == 2  # b3 went on under b2's heading
+
+
+def test_a_session_resuming_after_anothers_section_appends_in_place_on_a_long_day(memory_root):
+    """The day file is never replaced for an entry (the rewrite grew with the day): same inode, only grown."""
+    from datetime import datetime
+
+    from memdown.store import daily
+
+    def entry(session: str, n: int) -> daily.Entry:
+        return daily.Entry(datetime(2026, 11, 20, 9 + n // 60, n % 60), session, f"t{n}", "~/t.jsonl", ["x" * 200])
+
+    for n in range(40):  # eight sessions, each section followed by the next one's
+        daily.append_entry(memory_root, entry(f"s{n // 5}", n))
+    path = daily.entry_file(memory_root, entry("s0", 0))
+    before, ino = path.read_bytes(), path.stat().st_ino
+    daily.append_entry(memory_root, entry("s0", 99))
+    after = path.read_bytes()
+    assert path.stat().st_ino == ino and after.startswith(before)
+    assert after[len(before):].decode().startswith("\n## Session 09:00 (continued)\n\n### 10:39")
 
 
 @pytest.mark.parametrize("style", ["inplace", "rename"])
