@@ -157,12 +157,12 @@ def test_semantic_prompt_on_the_labelled_sets_phrasing(memory_root, tmp_path, mo
     for phrase in ("phrased as a statement or a question", "we already have X", "do we not have X?",
                    "standing preference", "chatter", "any language"):
         assert phrase in INSTRUCTIONS
-    queue_prompts(memory_root, "sess-l", "t.jsonl", [(f"turn-{k}", p) for k, p in enumerate(LABELLED_PHRASINGS)])
+    queue_prompts(memory_root, "sess-l", "t.jsonl", [(f"turn-{k}", p, "") for k, p in enumerate(LABELLED_PHRASINGS)])
     report = classify_queue(memory_root, load_config(memory_root))
     assert report["prompts"] == len(LABELLED_PHRASINGS) and report["added"] == 6
     sent = json.loads(log.read_text().splitlines()[0])["prompt"]
     for k, phrase in enumerate(LABELLED_PHRASINGS, 1):
-        assert sent.count(f"[{k}] {phrase}") == 1
+        assert sent.count(f"[{k}] user: {phrase}") == 1
     got = {(s.turn, s.type, s.text) for s in store.load(memory_root)}
     assert ("turn-3", "correction", "我是说放在全局规则里") in got
     assert ("turn-5", "memory_request", "remember that the docs live in site/") in got

@@ -103,8 +103,19 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
     elif preamble is not None:
         last = {"tools": int(last.get("tools", 0) or 0) + len(preamble.tool_calls),
                 "said": one_line(preamble.assistant_texts[-1], 300) if preamble.assistant_texts else last.get("said", "")}
-    prompts = [] if sidechain else [(t.uuid, t.prompt) for t in transcript.turns if t.kind == "prompt"]
-    return found, transcript.end_offset, last, calls, prompts
+    return found, transcript.end_offset, last, calls, [] if sidechain else _prompts(transcript.turns, previous)
+
+
+def _prompts(turns: list, previous) -> list[tuple[str, str, str]]:
+    """(uuid, prompt, the assistant's last text before it) for the optional classifier."""
+    out = []
+    said = previous.assistant_texts[-1] if previous is not None and previous.assistant_texts else ""
+    for turn in turns:
+        if turn.kind == "prompt":
+            out.append((turn.uuid, turn.prompt, said))
+        if turn.assistant_texts:
+            said = turn.assistant_texts[-1]
+    return out
 
 
 # id(ToolCall) → its turn's timestamp, for the calls of the mining in progress (cleared as each starts).
@@ -180,7 +191,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
         files = state.setdefault("files", {})
         found: list[Signal] = []
         calls: list = []
-        prompts: list[tuple[str, str]] = []
+        prompts: list[tuple[str, str, str]] = []
         targets = [(transcript_path, False)]
         try:
             from ..transcript.layout import subagent_files
