@@ -108,3 +108,26 @@ def test_mining_a_fork_does_not_repeat_the_parents_signals(tmp_path, memory_root
     again = mine_session(memory_root, fork_path, fork.session_id, config=config)
     assert not [s for s in again if s.turn == parent.turn_uuids[0]]
     assert len([s for s in store.load(memory_root) if s.turn == parent.turn_uuids[0]]) == len(first)
+
+
+def test_mining_a_resume_with_fresh_uuids_does_not_repeat_the_parents_signals(tmp_path, memory_root):
+    """Older clients re-logged the parent's history under fresh uuids (same API message ids): the uuid
+    check cannot see the copy, the recorded-turns registry can."""
+    from memdown.services.signal_mining import mine_session
+    from memdown.signals import store
+
+    config = _config()
+    config.values["mining"]["learned"] = False  # the phrase tables decide: no model to load here
+    parent = TranscriptBuilder()
+    parent.prompt("no, use pnpm not npm for installs in this repo")
+    parent.reply("Switched to pnpm.")
+    _record(memory_root, parent, tmp_path)  # the Stop hook's capture puts the turn in the registry
+    first = mine_session(memory_root, tmp_path / f"{parent.session_id}.jsonl", parent.session_id, config=config)
+    assert [s.type for s in first] == ["correction"]
+    resumed = _child(parent, fresh_uuids=True)
+    resumed.prompt("no, never commit the lockfile")
+    resumed.reply("Understood.")
+    path = resumed.write(tmp_path / f"{resumed.session_id}.jsonl")
+    again = mine_session(memory_root, path, resumed.session_id, config=config)
+    assert [s.text for s in again if s.type == "correction"] == ["no, never commit the lockfile"], again
+    assert len([s for s in store.load(memory_root) if "pnpm" in s.text]) == 1

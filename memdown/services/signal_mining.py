@@ -14,6 +14,7 @@ from ..config import Config
 from ..learning.known_facts import known_facts
 from ..signals.mining import mine_session as mine_with
 from ..signals.store import Signal
+from . import recorded_turns
 
 
 def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config) -> list[Signal]:
@@ -24,8 +25,9 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
         from ..learning.meta import adjuster
 
         adjust = adjuster(root, config["reflect.meta_min_samples"])
+    known = recorded_turns.load(root)  # a resume that re-logs its parent under fresh uuids: those turns are copies
     return mine_with(root, transcript_path, session_id, config=config, facts=known_facts(root), adjust=adjust,
-                     classify=learned_detector(config))
+                     classify=learned_detector(config), copied=lambda turn: bool(known.copied_from(turn, session_id)))
 
 
 def learned_detector(config: Config):

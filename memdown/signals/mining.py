@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import fsutil
 from .. import paths
@@ -23,6 +24,9 @@ from . import store
 from .detect import detect_turns, failed, find_fix, fix_text
 from .store import Signal
 from .text import content_tokens, containment, one_line
+
+if TYPE_CHECKING:
+    from ..transcript.model import Turn
 
 
 def _state_path(root: Path) -> Path:
@@ -69,7 +73,8 @@ class _Prev:
         return "\n\n".join(self.assistant_texts)
 
 
-def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust, classify=None):
+def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust, classify=None,
+               copied=None):
     from ..transcript.parser import parse_transcript
 
     try:
@@ -103,7 +108,12 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
     elif preamble is not None:
         last = {"tools": int(last.get("tools", 0) or 0) + len(preamble.tool_calls),
                 "said": one_line(preamble.assistant_texts[-1], 300) if preamble.assistant_texts else last.get("said", "")}
-    return found, transcript.end_offset, last, calls, [] if sidechain else _prompts(transcript.turns, previous)
+    turns = transcript.turns
+    if copied is not None:  # another session's turns re-logged here: their signals are already recorded
+        skip = {t.uuid for t in turns if copied(t)}
+        found = [sig for sig in found if sig.turn not in skip]
+        turns = [t for t in turns if t.uuid not in skip]
+    return found, transcript.end_offset, last, calls, [] if sidechain else _prompts(turns, previous)
 
 
 def _prompts(turns: list, previous) -> list[tuple[str, str, str]]:
@@ -175,16 +185,16 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
 
 def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
                  facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None,
-                 classify=None) -> list[Signal]:
-    """Detect signals since the stored mining point; write and return them. ``facts``, ``adjust`` and
-    ``classify`` (the learned detector, or None: phrase tables decide) come from services.signal_mining."""
+                 classify=None, copied: Callable[[Turn], bool] | None = None) -> list[Signal]:
+    """Detect signals since the stored mining point; write and return them. From services.signal_mining:
+    ``facts``, ``adjust``, ``classify`` (the learned detector; None: phrase tables decide), ``copied`` (a
+    turn re-logged here under fresh uuids, which ``_dedupe``'s uuid check cannot see)."""
     root = Path(root)
     if not config["mining.enabled"] or memdown_disabled():
         return []
     transcript_path = Path(transcript_path)
     if not transcript_path.exists():
         return []
-    facts = list(facts)
     with file_lock(paths.lock_file(root, "mining"), timeout=30):
         state = read_state(root)
         _CALL_TIMES.clear()
@@ -206,8 +216,8 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
             entry = files.get(key, {})
             try:
                 sigs, end, last, file_calls, file_prompts = _mine_file(path, int(entry.get("offset", 0) or 0), entry.get("last", {}),
-                                                         sidechain=sidechain, facts=facts, adjust=adjust,
-                                                         classify=classify)
+                                                         sidechain=sidechain, facts=list(facts), adjust=adjust,
+                                                         classify=classify, copied=copied)
             except MemdownError as exc:
                 if not sidechain:
                     main_error = exc
