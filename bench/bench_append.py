@@ -26,11 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -38,6 +40,12 @@ BULLETS = ["Asked: make the importer retry on HTTP 503 and log the attempt",
            "Outcome: The importer retries three times with backoff; tests pass.",
            "Files changed: `src/importer.py`, `tests/test_importer.py`",
            "Commands: `pytest tests/test_importer.py -q`"]
+
+
+def _uuid(kind: str, n: int) -> str:
+    """A fixed UUID-shaped id, as Claude Code's session and turn ids are (the turn's substring search
+    skips ahead by the id's length: short made-up ids would make it slower than a real day)."""
+    return str(uuid.UUID(int=random.Random(f"{kind}{n}").getrandbits(128), version=4))
 
 
 def _day_text(turns: int, sessions: int) -> str:
@@ -48,8 +56,8 @@ def _day_text(turns: int, sessions: int) -> str:
     for s in range(sessions):
         parts.append(f"\n## Session {s % 24:02d}:00\n")
         for _ in range(per if s < sessions - 1 else turns - n):
-            parts.append(f"\n### {s % 24:02d}:{n % 60:02d}\n<!-- session:sess-{s} turn:turn-{n:05d} "
-                         f"transcript:~/.claude/projects/p/sess-{s}.jsonl -->\n"
+            parts.append(f"\n### {s % 24:02d}:{n % 60:02d}\n<!-- session:{_uuid('s', s)} turn:{_uuid('t', n)} "
+                         f"transcript:~/.claude/projects/p/{_uuid('s', s)}.jsonl -->\n"
                          + "".join(f"- {b} ({n})\n" for b in BULLETS))
             n += 1
     return "".join(parts)
@@ -64,8 +72,8 @@ def inner(turns: int, sessions: int, repeat: int) -> list[float]:
     path.write_text(_day_text(turns - 1, sessions))
     took, cpu = [], []
     for k in range(repeat):
-        entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), "sess-0", f"new-{k}",
-                            "~/.claude/projects/p/sess-0.jsonl", BULLETS)
+        entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), _uuid("s", 0), _uuid("new", k),
+                            f"~/.claude/projects/p/{_uuid('s', 0)}.jsonl", BULLETS)
         started, started_cpu = time.perf_counter(), time.process_time()
         assert daily.append_entry(root, entry) is not None
         took.append(time.perf_counter() - started)
