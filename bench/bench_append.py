@@ -1,6 +1,7 @@
 """Cost of appending one turn to a long day: the 10th turn against the 2,000th (issue 21, item 4).
 
-    python bench/bench_append.py [--turns 10,500,1000,2000] [--sessions 1,8] [--repeat 9] [--source DIR]
+    python bench/bench_append.py [--turns 10,500,1000,2000] [--sessions 1,8] [--repeat 9] [--rounds 3]
+                                 [--source DIR] [--compare DIR]
 
 A day file already holding N-1 entries (written in the daily-log format,
 spread over ``--sessions`` session sections) gets one more entry through
@@ -18,8 +19,12 @@ capture pipeline (``services.capture.record_session``, extractive summaries),
 500 new turns per call, and prints each batch's seconds: the shape the issue
 measured (1, 3, 5 and 6.7 minutes before).
 
-``--source DIR`` runs the same measurement against another source tree (an
-older checkout made with ``git archive``) for before/after figures.
+Every configuration runs ``--rounds`` times in turn (a fresh process and day
+each time), so a busy minute on the shared machine falls on all of them
+alike. ``--source DIR`` runs the same measurement against another source tree
+(an older checkout made with ``git archive``); ``--compare DIR`` measures DIR
+as well, interleaved with the installed tree, for before/after figures taken
+under the same load.
 """
 from __future__ import annotations
 
@@ -112,7 +117,9 @@ def main() -> None:
     parser.add_argument("--turns", default="10,500,1000,2000")
     parser.add_argument("--sessions", default="1,8")
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=3, help="run every configuration this many times, in turn")
     parser.add_argument("--source", help="measure this source tree instead of the installed memdown")
+    parser.add_argument("--compare", help="also measure this source tree, interleaved with the first")
     parser.add_argument("--batches", help="COUNTxSIZE: record one session in COUNT calls of SIZE new turns")
     parser.add_argument("--inner", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -125,18 +132,29 @@ def main() -> None:
         print(f"one session, {count} captures of {size} new turns each (load {os.getloadavg()[0]:.2f}): "
               + ", ".join(f"{t:.1f} s" for t in took))
         return
-    env = dict(os.environ)
-    if args.source:
-        env["PYTHONPATH"] = str(Path(args.source).resolve())
-    print(f"append one entry to a day of N entries (median of {args.repeat}; load {os.getloadavg()[0]:.2f}"
-          f"{', source ' + args.source if args.source else ''})")
-    print(f"{'sessions':>8} {'N':>6} {'median ms':>10} {'max ms':>8} {'CPU median ms':>14}")
-    for sessions in (int(s) for s in args.sessions.split(",")):
-        for turns in (int(t) for t in args.turns.split(",")):
-            out = subprocess.run([sys.executable, __file__, "--inner", str(turns), str(sessions), str(args.repeat)],
-                                 capture_output=True, text=True, env=env, check=True)
-            took, cpu = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{sessions:8} {turns:6} {statistics.median(took) * 1000:10.1f} {max(took) * 1000:8.1f}"
+    trees = [args.source] if args.source else [None]
+    trees += [args.compare] if args.compare else []
+    envs = {tree: dict(os.environ, **({"PYTHONPATH": str(Path(tree).resolve())} if tree else {})) for tree in trees}
+    configs = [(int(s), int(t)) for s in args.sessions.split(",") for t in args.turns.split(",")]
+    took: dict = {(tree, c): ([], []) for tree in trees for c in configs}
+    load = [os.getloadavg()[0]]
+    for _ in range(args.rounds):  # round-robin: every configuration sees the same load, not one minute each
+        for tree in trees:
+            for sessions, turns in configs:
+                out = subprocess.run([sys.executable, __file__, "--inner", str(turns), str(sessions), str(args.repeat)],
+                                     capture_output=True, text=True, env=envs[tree], check=True)
+                wall, cpu = json.loads(out.stdout.strip().splitlines()[-1])
+                took[tree, (sessions, turns)][0].extend(wall)
+                took[tree, (sessions, turns)][1].extend(cpu)
+        load.append(os.getloadavg()[0])
+    print(f"append one entry to a day of N entries (median of {args.rounds} x {args.repeat}; "
+          f"load {min(load):.2f}-{max(load):.2f})")
+    for tree in trees:
+        print(f"source: {tree or 'installed memdown'}")
+        print(f"{'sessions':>8} {'N':>6} {'median ms':>10} {'max ms':>8} {'CPU median ms':>14}")
+        for sessions, turns in configs:
+            wall, cpu = took[tree, (sessions, turns)]
+            print(f"{sessions:8} {turns:6} {statistics.median(wall) * 1000:10.1f} {max(wall) * 1000:8.1f}"
                   f" {statistics.median(cpu) * 1000:14.2f}")
 
 
