@@ -75,6 +75,8 @@ def inner(turns: int, sessions: int, repeat: int) -> list[float]:
     path = root / "memory" / "2026-11-20.md"
     path.parent.mkdir(parents=True)
     path.write_text(_day_text(turns - 1, sessions))
+    with open(path, "rb+") as handle:  # a day written earlier is on disk: its writeback is not the append's
+        os.fsync(handle.fileno())
     took, cpu = [], []
     for k in range(repeat):
         entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), _uuid("s", 0), _uuid("new", k),
