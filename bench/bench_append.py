@@ -68,23 +68,24 @@ def _day_text(turns: int, sessions: int) -> str:
     return "".join(parts)
 
 
-def inner(turns: int, sessions: int, repeat: int) -> list[float]:
+def inner(turns: int, sessions: int, repeat: int) -> list[list[float]]:
     from memdown.store import daily
 
-    root = Path(tempfile.mkdtemp(prefix="memdown-append-")) / ".memdown"
-    path = root / "memory" / "2026-11-20.md"
-    path.parent.mkdir(parents=True)
-    path.write_text(_day_text(turns - 1, sessions))
-    with open(path, "rb+") as handle:  # a day written earlier is on disk: its writeback is not the append's
-        os.fsync(handle.fileno())
-    took, cpu = [], []
-    for k in range(repeat):
-        entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), _uuid("s", 0), _uuid("new", k),
-                            f"~/.claude/projects/p/{_uuid('s', 0)}.jsonl", BULLETS)
-        started, started_cpu = time.perf_counter(), time.process_time()
-        assert daily.append_entry(root, entry) is not None
-        took.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
+    with tempfile.TemporaryDirectory(prefix="memdown-append-") as tmp:
+        root = Path(tmp) / ".memdown"
+        path = root / "memory" / "2026-11-20.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(_day_text(turns - 1, sessions))
+        with open(path, "rb+") as handle:  # a day written earlier is on disk: its writeback is not the append's
+            os.fsync(handle.fileno())
+        took, cpu = [], []
+        for k in range(repeat):
+            entry = daily.Entry(datetime(2026, 11, 20, 23, k % 60), _uuid("s", 0), _uuid("new", k),
+                                f"~/.claude/projects/p/{_uuid('s', 0)}.jsonl", BULLETS)
+            started, started_cpu = time.perf_counter(), time.process_time()
+            assert daily.append_entry(root, entry) is not None
+            took.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - started_cpu)
     return [took, cpu]
 
 
