@@ -77,6 +77,29 @@ def test_chunk_ahead_uses_a_worker_result_only_for_the_same_bytes(tmp_path, monk
     assert [c.text for c in ahead.chunks("c.md", "# C\n\nnot ahead\n", "x")] == ["not ahead"]
 
 
+def test_prepared_rows_are_handed_over_only_for_the_same_bytes(tmp_path, monkeypatch):
+    text = "# A\n\nfirst version\n"
+    results = [Chunked("a.md", "digest of other bytes", None, "rows of stale bytes"),
+               Chunked("b.md", "db", None, "rows of b"), Chunked("c.md", "", None)]
+    monkeypatch.setattr(chunkpool, "_pooled", lambda *args: iter(results))
+    files = [(name, tmp_path / name) for name in ("a.md", "b.md", "c.md")]
+    for _name, path in files:
+        path.write_text(text)
+    ahead = ChunkAhead(tmp_path, files, ChunkOptions(), max_bytes=10**7, min_bytes=0, prepare=len)
+    chunks, prepared = ahead.chunked("a.md", text, "real digest")  # re-chunked here, the worker's rows unused
+    assert ([c.text for c in chunks], prepared) == (["first version"], None)
+    assert ahead.chunked("b.md", "ignored", "db") == (None, "rows of b")
+    chunks, prepared = ahead.chunked("c.md", text, "")  # the worker failed on it
+    assert ([c.text for c in chunks], prepared) == (["first version"], None)
+
+
+def test_workers_send_what_prepare_makes_instead_of_the_chunks(tmp_path):
+    (tmp_path / "a.md").write_text("# A\n\none\n\n# B\n\ntwo\n")
+    got = chunkpool.chunk_group(str(tmp_path), [("a.md", str(tmp_path / "a.md"))], ChunkOptions(), 10**7, len)
+    assert (got[0].chunks, got[0].prepared) == (None, 2)
+    assert chunkpool.chunk_group(str(tmp_path), [("a.md", str(tmp_path / "a.md"))], ChunkOptions(), 10**7)[0].prepared is None
+
+
 def test_small_builds_start_no_pool(tmp_path, monkeypatch):
     (tmp_path / "a.md").write_text("# A\n\nbody\n")
     monkeypatch.setattr(chunkpool, "_pooled", lambda *args: pytest.fail("a pool for 12 bytes"))
@@ -86,7 +109,8 @@ def test_small_builds_start_no_pool(tmp_path, monkeypatch):
 
 def _table(m: Memory) -> list[dict]:
     rows = m.table.table.search().select(["id", "source", "heading", "start_line", "end_line", "section_start",
-                                          "section_end", "text", "fts_text", "embed_hash", "session"]).limit(None)
+                                          "section_end", "text", "fts_text", "embed_hash", "session",
+                                          "vector"]).limit(None)
     return sorted(rows.to_list(), key=lambda r: r["id"])
 
 
@@ -100,10 +124,13 @@ def test_a_pooled_build_writes_the_same_index_and_reports_the_same_skips(memory_
     want = _table(m)
     monkeypatch.setattr(chunkpool, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(chunkpool, "GROUP_BYTES", 8192)
-    served: list[str] = []
-    monkeypatch.setattr(chunkpool, "_pooled", lambda *args: (r for r in chunkpool_pooled(*args) if not served.append(r.source)))
+    monkeypatch.setattr(m.embedder, "cache", None)  # the model reads the workers' embed texts, not the cache
+    served: list[Chunked] = []
+    monkeypatch.setattr(chunkpool, "_pooled", lambda *args: (r for r in chunkpool_pooled(*args) if not served.append(r)))
     pooled = m.index(rebuild=True)
-    assert len(served) > 20  # the pool did serve this build
+    assert len(served) > 20  # the pool did serve this build, with rows it prepared instead of chunks
+    assert all(r.chunks is None and r.prepared.rows.num_rows == len(r.prepared.embed_texts)
+               for r in served if r.digest)
     assert _table(m) == want and len(want) == serial.chunks_added > 100
     assert (pooled.skipped, pooled.warnings) == (serial.skipped, serial.warnings)
     assert [s["source"] for s in pooled.skipped] == ["notes/blob.md"]

@@ -98,3 +98,15 @@ def test_full_pass_keeps_auto_memory_notes(isolate_paths: Path, fake_embedder) -
     targets = diff_targets(root)
     assert targets == [note]
     assert mem.index(targets).files_removed == 1 and "automemory/use-pnpm.md" not in mem.table.files
+
+
+def test_chunk_key_reads_a_missing_field_as_row_key_does() -> None:
+    from types import SimpleNamespace
+
+    from memdown.index.records import ROW_FIELDS
+
+    values = {name: f"v-{name}" for name in ROW_FIELDS} | {"start_line": 3, "end_line": 9}
+    assert chunk_key(SimpleNamespace(**values)) == row_key(values) == tuple(values.values())
+    values |= {"session": None, "section_end": None}
+    assert chunk_key(SimpleNamespace(**values)) == row_key(values)
+    assert row_key(values)[ROW_FIELDS.index("session")] == ""

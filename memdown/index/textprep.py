@@ -52,3 +52,8 @@ def fts_text(heading: str, text: str, date: str = "") -> str:
     tail = ("\n" + " ".join(dict.fromkeys(extra))) if extra else ""
     when = _date_words(date)
     return f"{heading}{' ' + when if when else ''}\n{text}{tail}"
+
+
+def fts_texts(chunks) -> list[str]:
+    """:func:`fts_text` of each chunk (a ``store.chunker.Chunk``, read by attribute)."""
+    return [fts_text(c.heading, c.text, c.date) for c in chunks]

@@ -23,14 +23,14 @@ from ..fsutil import file_lock
 from ..index.cache import CachedEmbedder
 from ..index.embedder import Embedder
 from ..index.records import FileRecord, chunk_key, row_key, rows_digest
-from ..index.rows import arrow_rows, chunk_rows
+from ..index.rows import Prepared, chunk_rows, prepare_rows, with_vectors
 from ..index.table import MAX_ID_FILTER, ChunkTable, damage_reason
 from ..index.textprep import FTS_OPTIONS, fts_config_id
 from ..store.chunker import CHUNKER_VERSION, Chunk, ChunkOptions
 from ..store.chunkpool import ChunkAhead
 from .freshness import changed_sources, is_note, memory_files  # noqa: F401  (changed_sources: re-exported)
 from ..store.reader import UnreadableFile, iter_markdown_files, read_memory_file, source_of
-from .text_first import TextFirst, ensure_filler, without_vectors
+from .text_first import TextFirst, ensure_filler
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,9 +71,10 @@ class IndexReport:
 class _Pending:
     source: str
     record: FileRecord
-    chunks: list[Chunk]
+    chunks: list[Chunk]  # empty in a full build: ``prepared`` holds its rows
     old_rows: dict[str, dict[str, Any]]
     kept: set[str] = field(default_factory=set)  # ids whose stored row is already right: not rewritten
+    prepared: Prepared | None = None  # a full build's rows (made by a chunk worker when there is a pool)
 
 
 def chunk_options(config: Config) -> ChunkOptions:
@@ -216,7 +217,8 @@ class Indexer:
     def _collect(self, files: list[tuple[str, str | Path]], report: IndexReport, *, explicit: bool,
                  fresh: bool) -> Iterator[_Pending]:
         options = chunk_options(self.config)
-        ahead = ChunkAhead(self.root, files if fresh else (), options, max_bytes=self.max_bytes)  # both cores for a build
+        # Both cores for a build: the workers also prepare each file's rows (all but the vectors).
+        ahead = ChunkAhead(self.root, files if fresh else (), options, max_bytes=self.max_bytes, prepare=prepare_rows)
         for source, path in files:
             known = self.table.files.get(source)
             try:
@@ -241,10 +243,16 @@ class Indexer:
                 known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
                 report.files_unchanged += 1
                 continue
-            chunks = ahead.chunks(source, mfile.text, digest)
+            chunks, prepared = ahead.chunked(source, mfile.text, digest)
+            if fresh:  # a build writes rows, as a chunk worker prepared them or as made here
+                prepared = prepared or prepare_rows(chunks)
+                record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, prepared.rows.num_rows,
+                                    rows=prepared.rows_digest)
+                yield _Pending(source, record, [], {}, prepared=prepared)
+                continue
             keys = [chunk_key(c) for c in chunks]
             record = FileRecord(stat.st_size, stat.st_mtime_ns, digest, len(chunks), rows=rows_digest(keys))
-            if fresh or not known:
+            if not known:
                 yield _Pending(source, record, chunks, {})
             else:
                 yield self._changed_file(source, record, chunks, keys)
@@ -302,7 +310,7 @@ class Indexer:
         chunks = ready_rows = 0
         for done, item in enumerate(self._collect(files, report, explicit=False, fresh=True), start=1):
             batch.append(item)
-            chunks += len(item.chunks)
+            chunks += item.record.chunks
             if chunks >= BUILD_BATCH:
                 ready.append(self._arrow_batch(batch, report))
                 ready_rows += chunks
@@ -321,14 +329,19 @@ class Indexer:
         self.table.save_sidecars()
 
     def _arrow_batch(self, batch: list[_Pending], report: IndexReport) -> "pa.Table":
-        chunks = [c for item in batch for c in item.chunks]
-        vectors, missing = self._text_first.vectors(chunks)  # type: ignore[union-attr]
+        import pyarrow as pa
+
+        prepared = [item.prepared for item in batch if item.prepared is not None]
+        hashes = [h for p in prepared for h in p.rows.column("embed_hash").to_pylist()]
+        # The texts the model reads, asked for only when the batch goes to it.
+        embed_texts = lambda: [text for p in prepared for text in p.embed_texts.to_pylist()]  # noqa: E731
+        vectors, missing = self._text_first.vectors(hashes, embed_texts)  # type: ignore[union-attr]
         for item in batch:
             self.table.files[item.source] = item.record
-            report.chunks_added += len(item.chunks)
+            report.chunks_added += item.record.chunks
             report.files_indexed += 1
-        rows = arrow_rows(chunks, vectors, self.table.meta.dim)  # type: ignore[union-attr]
-        return rows if missing is None else without_vectors(rows, missing)
+        rows = pa.concat_tables([p.rows for p in prepared])
+        return with_vectors(rows, vectors, self.table.meta.dim, missing)  # type: ignore[union-attr]
 
     def _append(self, ready: list["pa.Table"]) -> None:
         if ready and any(b.num_rows for b in ready):

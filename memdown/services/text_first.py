@@ -13,7 +13,7 @@ from .. import fsutil, paths
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
     import numpy as np
 
@@ -85,9 +85,9 @@ class TextFirst:
         self.deferring = False
         self.missing = 0  # rows written without a vector
 
-    def vectors(self, chunks: list[Any]) -> tuple[np.ndarray, np.ndarray | None]:
-        """The batch's vectors and the mask of rows left without one (None: all embedded)."""
-        hashes = [c.embed_hash for c in chunks]
+    def vectors(self, hashes: list[str], embed_texts: Callable[[], list[str]]) -> tuple[np.ndarray, np.ndarray | None]:
+        """The vectors of a batch's rows (by embed hash) and the mask of rows left without one (None: all
+        embedded). ``embed_texts()`` gives the texts the model reads, asked for only when it embeds."""
         if self.limit > 0:
             cached, missing = cached_vectors(self.embedder, hashes, self.dim)
             uncached = len({h for h, m in zip(hashes, missing) if m})
@@ -96,10 +96,11 @@ class TextFirst:
                 self.missing += int(missing.sum())
                 return cached, missing if missing.any() else None
             self.model_chunks += uncached
+        texts = embed_texts()
         # Shortest first inside the batch: similar lengths share a model batch (less padding).
-        order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].embed_text))
-        vectors = self.embedder.embed_array([chunks[i].embed_text for i in order], [hashes[i] for i in order])
-        if chunks:
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors = self.embedder.embed_array([texts[i] for i in order], [hashes[i] for i in order])
+        if texts:
             vectors = vectors[_inverse(order)]
         return vectors, None
 
@@ -126,12 +127,3 @@ def cached_vectors(embedder: CachedEmbedder, hashes: list[str], dim: int) -> tup
             missing[i] = False
     return vectors, missing
 
-
-def without_vectors(rows, missing: np.ndarray):
-    """``rows`` (an Arrow table) with the vector of each ``missing`` row set to NULL."""
-    import pyarrow as pa
-
-    index = rows.schema.get_field_index("vector")
-    column = rows.column(index).combine_chunks()
-    nulled = pa.FixedSizeListArray.from_arrays(column.values, column.type.list_size, mask=pa.array(missing))
-    return rows.set_column(index, rows.schema.field(index), nulled)

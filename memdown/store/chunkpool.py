@@ -18,11 +18,12 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .chunker import Chunk, ChunkOptions, chunk_markdown
 from .reader import read_memory_file
@@ -39,10 +40,17 @@ _MAIN_SWAP = threading.Lock()
 class Chunked:
     source: str
     digest: str  # sha256 of the bytes the chunks came from; "" when the worker failed
-    chunks: list[Chunk] | None  # None: chunk it in the indexer, which reports any error
+    chunks: list[Chunk] | None  # None: sent as ``prepared`` instead, or failed (digest "": the indexer chunks it)
+    prepared: Any = None  # ``prepare(chunks)``, sent instead of the chunks, when the caller gave a prepare
 
 
-def chunk_group(root: str, items: Sequence[tuple[str, str]], options: ChunkOptions, max_bytes: int) -> list[Chunked]:
+# What a caller may have the workers make of a file's chunks, sent back instead of them (the indexer's
+# table rows: index/rows.prepare_rows). A module-level function: spawn pickles it by name.
+Prepare = Callable[[list[Chunk]], Any]
+
+
+def chunk_group(root: str, items: Sequence[tuple[str, str]], options: ChunkOptions, max_bytes: int,
+                prepare: Prepare | None = None) -> list[Chunked]:
     """Read and chunk ``(source, path)`` items (in a worker, or here when there is no pool)."""
     out: list[Chunked] = []
     for source, path in items:
@@ -51,7 +59,11 @@ def chunk_group(root: str, items: Sequence[tuple[str, str]], options: ChunkOptio
             chunks = chunk_markdown(source, mfile.text, options)
             for chunk in chunks:
                 chunk.embed_hash  # noqa: B018 -- computed (and cached) here, off the indexer's core
-            out.append(Chunked(source, hashlib.sha256(mfile.raw_bytes).hexdigest(), chunks))
+            digest = hashlib.sha256(mfile.raw_bytes).hexdigest()
+            if prepare is None:
+                out.append(Chunked(source, digest, chunks))
+            else:
+                out.append(Chunked(source, digest, None, prepare(chunks)))
         except Exception:  # the indexer reads and chunks it again and reports what it finds
             out.append(Chunked(source, "", None))
     return out
@@ -123,7 +135,7 @@ def _without_main_module() -> Iterator[None]:
 
 
 def _pooled(root: str, groups: list[list[tuple[str, str]]], options: ChunkOptions, max_bytes: int,
-            workers: int) -> Iterator[Chunked]:
+            workers: int, prepare: Prepare | None = None) -> Iterator[Chunked]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -136,7 +148,7 @@ def _pooled(root: str, groups: list[list[tuple[str, str]]], options: ChunkOption
             if not broken:
                 try:
                     with _without_main_module():  # a submit may start a worker
-                        pending.append((group, pool.submit(chunk_group, root, group, options, max_bytes)))
+                        pending.append((group, pool.submit(chunk_group, root, group, options, max_bytes, prepare)))
                 except Exception:  # the pool is broken: the indexer chunks the rest itself
                     broken = True
             if broken:
@@ -163,24 +175,32 @@ class ChunkAhead:
 
     ``files`` are the ``(source, path)`` pairs the indexer will go through, in its
     order (empty for an incremental pass: it chunks only what changed, here).
-    Files it skips are passed over; the pool stops with this object.
+    Files it skips are passed over; the pool stops with this object. ``prepare``
+    runs in the workers on each file's chunks, and :meth:`chunked` hands its result over instead.
     """
 
     def __init__(self, root: str | Path, files: Sequence[tuple[str, str | Path]], options: ChunkOptions, *,
-                 max_bytes: int, min_bytes: int | None = None) -> None:
+                 max_bytes: int, min_bytes: int | None = None, prepare: Prepare | None = None) -> None:
         self.options = options
         self._ahead: set[str] = set()
         self._results: Iterator[Chunked] | None = None
         groups, workers = _plan(files, None, min_bytes) if files else ([], 1)
         if workers > 1:  # a small build chunks here: no second read of each file, no pool to start
             self._ahead = {source for source, _path in files}
-            self._results = _pooled(str(root), groups, options, max_bytes, workers)
+            self._results = _pooled(str(root), groups, options, max_bytes, workers, prepare)
 
-    def chunks(self, source: str, text: str, digest: str) -> list[Chunk]:
+    def chunked(self, source: str, text: str, digest: str) -> tuple[list[Chunk] | None, Any]:
+        """``(chunks, None)`` chunked here or by a worker without ``prepare``; ``(None, prepared)``
+        from a worker with one. A worker's result counts only when it came from these same bytes."""
         if self._results is not None and source in self._ahead:
             for done in self._results:
                 if done.source == source:
-                    if done.chunks is not None and done.digest == digest:
-                        return done.chunks
+                    if done.digest == digest and (done.chunks is not None or done.prepared is not None):
+                        return done.chunks, done.prepared
                     break
-        return chunk_markdown(source, text, self.options)
+        return chunk_markdown(source, text, self.options), None
+
+    def chunks(self, source: str, text: str, digest: str) -> list[Chunk]:
+        """The chunks (from a worker only when this object has no ``prepare``)."""
+        chunks, _prepared = self.chunked(source, text, digest)
+        return chunks if chunks is not None else chunk_markdown(source, text, self.options)
