@@ -49,3 +49,38 @@ def test_the_rest_client_is_whole_on_first_use(tmp_path) -> None:
               client.Configuration().host is not None)
     """, tmp_path)
     assert out == "lance_namespace_urllib3_client.api.table_api ApiClient True True"
+
+
+def test_the_lighter_import_leaves_nothing_changed_behind(tmp_path) -> None:
+    """The overrides marker, pydantic's deferred build and the paused GC last for the import only; a model
+    created during it still validates (built on first use), and LanceDB's classes carry the override marker
+    its own checks need."""
+    out = _run("""
+        import gc, sys
+        import overrides
+        from pydantic._internal import _config
+        checked = overrides.override
+        from memdown.index.lance_import import import_lancedb
+        lancedb = import_lancedb()
+        from lance_namespace import ListTablesResponse
+        from lancedb.db import LanceDBConnection
+        reply = ListTablesResponse(tables=["t"])
+        print(overrides.override is checked, _config.config_defaults["defer_build"], gc.isenabled(),
+              reply.tables, ListTablesResponse.__pydantic_complete__,
+              getattr(LanceDBConnection.open_table, "__override__", False))
+    """, tmp_path)
+    assert out == "True False True ['t'] True True"
+
+
+def test_a_model_created_during_the_import_is_deferred(tmp_path) -> None:
+    """The deferral really applies (so its saving is not an accident of the machine): a namespace model
+    has no validator until something uses it."""
+    out = _run("""
+        from memdown.index.lance_import import import_lancedb
+        import_lancedb()
+        from lance_namespace import DescribeTableRequest
+        before = DescribeTableRequest.__pydantic_complete__
+        DescribeTableRequest(id=["t"])
+        print(before, DescribeTableRequest.__pydantic_complete__)
+    """, tmp_path)
+    assert out == "False True"

@@ -72,3 +72,9 @@ def test_search_through_the_light_path_returns_fastembeds_hits(memory_root: Path
     assert fresh._model is not None and fresh._model._model is None  # fastembed itself never loaded
     assert [i for i, _ in got] == [i for i, _ in expected]
     np.testing.assert_allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+
+
+def test_idle_threads_sleep_instead_of_spinning():
+    """A query is one run: threads spinning after it only take CPU from LanceDB's import and query."""
+    light = QueryEncoder(packaged_model_dir())
+    assert light.session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"

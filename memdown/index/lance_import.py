@@ -9,15 +9,30 @@ The package's *submodules* (the data models ``lance_namespace`` re-exports) stil
 are the real classes. Only the package's own ``__init__`` body is deferred: the package is registered
 with its real search path and spec, and the first attribute asked of it runs the real ``__init__`` into
 the same module object, so anything that does use the REST client gets exactly what it would have got.
+
+Three more costs of the import are cut while it runs (``_lighter_import``), none of which changes what
+LanceDB does with a table (CPU of ``import lancedb`` on this machine, 3 interleaved runs each:
+~430 ms before, ~280 ms with all three; docs/benchmarks.md):
+- On Python < 3.12 LanceDB decorates its methods with the ``overrides`` package, whose ``@override``
+  disassembles the calling frame and compares signatures with the base class for each of ~100 methods:
+  a check of LanceDB's own code at class creation. On 3.12+ LanceDB uses ``typing.override`` instead,
+  which only marks the method; ``typing_extensions.override`` is that marker for 3.11.
+- pydantic builds each model's validator when its class is created: ~150 models of the namespace API
+  (and LanceDB's embedding-function configs) that a local table never validates. ``defer_build`` (a
+  public pydantic setting) builds it on first use instead; the default is flipped for the import only.
+- The garbage collector is paused: the import creates many objects and no garbage cycles worth a pass.
 Standard library only; safe to call from several threads.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
 import os
 import sys
 import threading
 import types
+from collections.abc import Callable, Iterator
 from typing import Any
 
 DEFERRED_PACKAGE = "lance_namespace_urllib3_client"
@@ -52,12 +67,48 @@ def _defer_package_init(name: str) -> None:
     sys.modules[name] = module
 
 
+@contextlib.contextmanager
+def _lighter_import() -> Iterator[None]:
+    """While LanceDB imports: the plain ``override`` marker, pydantic's deferred build, no GC passes."""
+    restore: list[Callable[[], None]] = []
+    if gc.isenabled():
+        gc.disable()
+        restore.append(gc.enable)
+    if sys.version_info < (3, 12):  # LanceDB uses typing.override from 3.12 on
+        try:
+            import overrides
+            from typing_extensions import override
+        except ImportError:
+            pass
+        else:
+            checked = overrides.override
+            overrides.override = override
+            restore.append(lambda: setattr(overrides, "override", checked))
+    try:
+        from pydantic._internal import _config  # the defaults every model config falls back to
+    except ImportError:
+        _config = None
+    defaults = getattr(_config, "config_defaults", None)
+    if isinstance(defaults, dict) and defaults.get("defer_build") is False:
+        defaults["defer_build"] = True
+        restore.append(lambda: defaults.__setitem__("defer_build", False))
+    try:
+        yield
+    finally:
+        for undo in reversed(restore):
+            undo()
+
+
 def import_lancedb() -> types.ModuleType:
-    """``lancedb``, imported with its Rust warnings silenced and its REST client's ``__init__`` deferred."""
+    """``lancedb``, imported with its Rust warnings silenced, its REST client's ``__init__`` deferred and
+    the costs ``_lighter_import`` names cut. The first caller imports it; another thread waits for it."""
     os.environ.setdefault("LANCEDB_LOG", "error")
     if "lancedb" not in sys.modules:
         with _lock:
-            _defer_package_init(DEFERRED_PACKAGE)
+            if "lancedb" not in sys.modules:
+                _defer_package_init(DEFERRED_PACKAGE)
+                with _lighter_import():
+                    import lancedb  # noqa: F401
     import lancedb
 
     return lancedb
