@@ -269,3 +269,15 @@ def test_stats_without_index(memory_root: Path):
     m.init()
     s = m.stats()
     assert s["chunks"] == 0 and s["last_indexed"] is None and s["index_state"].startswith("unavailable")
+
+
+def test_the_query_is_embedded_once_before_the_index_is_opened(mem: Memory, monkeypatch: pytest.MonkeyPatch):
+    """A cold search embeds the query while LanceDB still imports (services/memory.py), and search_table
+    uses that vector instead of embedding again."""
+    events: list[str] = []
+    inner = mem._embedder_inner
+    monkeypatch.setattr(inner, "embed_query", lambda text: events.append(f"embed {text}") or FakeEmbedder._one(inner, text))
+    opened = mem.ensure_index
+    monkeypatch.setattr(mem, "ensure_index", lambda **kw: events.append("open") or opened(**kw))
+    assert mem.search("  redis ttl  ", k=2, mode="hybrid")
+    assert events == ["embed redis ttl", "open"]

@@ -196,11 +196,15 @@ class Memory:
         """``today`` (YYYY-MM-DD) is what relative dates in the query count from; None = the clock."""
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
         options.validate()
+        vector = None
         if options.mode != "text":
             _import_lancedb_meanwhile()
             self._load_for_queries()  # a missing model fails here, before the index is touched
+            if query.strip():  # embedded while LanceDB still imports (search_table says why an empty query fails)
+                vector = self.embedder.embed_query(query.strip())
         self.ensure_index(refresh=refresh)
-        hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root))
+        hits = self._with_recovery(lambda: search_table(self.table, self.embedder, query, options, self.root,
+                                                        query_vector=vector))
         if options.mode != "text":
             self._note_partial_vectors(hits)
         return hits

@@ -140,8 +140,9 @@ def _to_hit(row: dict[str, Any], mode: str) -> Hit:
 
 
 def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions,
-                 root: Path | None = None) -> list[Hit]:
-    """Run one query against an open table; with ``root`` (the memory root), hits carry windows."""
+                 root: Path | None = None, *, query_vector: list[float] | None = None) -> list[Hit]:
+    """Run one query against an open table; with ``root`` (the memory root), hits carry windows.
+    ``query_vector``: the stripped query's vector when the caller embedded it already."""
     query = query.strip()
     if not query:
         raise UsageError("the search query is empty")
@@ -157,7 +158,10 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
     section_scores = None
-    query_vector = embedder.embed_query(query) if options.mode != "text" else None
+    if options.mode == "text":
+        query_vector = None
+    elif query_vector is None:
+        query_vector = embedder.embed_query(query)
     if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
         vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
             tbl.search(query_vector, query_type="vector").distance_type("cosine"))
