@@ -281,3 +281,34 @@ def test_the_query_is_embedded_once_before_the_index_is_opened(mem: Memory, monk
     monkeypatch.setattr(mem, "ensure_index", lambda **kw: events.append("open") or opened(**kw))
     assert mem.search("  redis ttl  ", k=2, mode="hybrid")
     assert events == ["embed redis ttl", "open"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "text"])
+def test_an_empty_index_answers_nothing_in_every_mode(memory_root: Path, mode: str):
+    """No markdown yet: the index has no rows (and no full-text index); a search finds nothing, without error
+    (search_table asks LanceDB no row count first)."""
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    m.index()
+    assert m.table.count() == 0
+    assert m.search("redis ttl", mode=mode) == []
+    assert m.search_concepts(["redis", "ttl"], mode=mode) == []
+
+
+def test_the_match_reads_the_vectors_taken_with_the_hits(mem: Memory, monkeypatch: pytest.MonkeyPatch):
+    """assess's cosine comes from the top hits' vectors taken with their columns: the same figure as
+    reading them back from the table (as it did), without that query."""
+    expected = mem.search("redis cache ttl", k=3)[0].match
+    assert expected["cosine"] is not None
+    table = mem.table.table
+    search = type(table).search
+    plain_scans: list[str] = []
+
+    def spy(self, *args, **kwargs):
+        if not args and not kwargs:  # match.best_cosine's own read: table.search().where("id IN ...")
+            plain_scans.append("scan")
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(table), "search", spy)
+    assert mem.search("redis cache ttl", k=3, refresh=False)[0].match == expected
+    assert plain_scans == []

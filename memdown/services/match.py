@@ -14,6 +14,7 @@ bench/eval_weak_match.py reports the test split, docs/retrieval.md has the figur
 from __future__ import annotations
 
 import math
+from operator import mul
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,22 +48,27 @@ def term_share(query: str, texts: list[str]) -> float:
     return max((len(wanted & content_tokens(text)) / len(wanted) for text in texts), default=0.0)
 
 
-def best_cosine(table: "ChunkTable", query_vector: list[float] | None, ids: list[str]) -> float | None:
-    """The best cosine between the query vector and the vectors of the rows ``ids`` (None without any)."""
+def best_cosine(table: "ChunkTable", query_vector: list[float] | None, ids: list[str],
+                known: dict[str, list[float]] | None = None) -> float | None:
+    """The best cosine between the query vector and the vectors of the rows ``ids`` (None without any).
+    ``known``: their vectors by id, taken with the hits (services/search.py); read from the table otherwise."""
     if query_vector is None or not ids:
         return None
-    where = "id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
-    rows = table.table.search().where(where).select(["vector"]).limit(len(ids)).to_list()
-    q_norm = math.sqrt(sum(x * x for x in query_vector)) or 1.0
+    if known is not None and all(i in known for i in ids):
+        vectors = [known[i] for i in ids]
+    else:
+        where = "id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
+        vectors = [row.get("vector") for row in table.table.search().where(where).select(["vector"]).limit(len(ids)).to_list()]
+    # sum(map(mul, ...)) adds the same products in the same order as a generator would, in half the time
+    q_norm = math.sqrt(sum(map(mul, query_vector, query_vector))) or 1.0
     best: float | None = None
-    for row in rows:
-        vector = row.get("vector")
+    for vector in vectors:
         if vector is None:
             continue
-        norm = math.sqrt(sum(x * x for x in vector))
+        norm = math.sqrt(sum(map(mul, vector, vector)))
         if not norm:
             continue
-        cos = sum(a * b for a, b in zip(query_vector, vector)) / (norm * q_norm)
+        cos = sum(map(mul, query_vector, vector)) / (norm * q_norm)
         best = cos if best is None else max(best, cos)
     return best
 
@@ -73,10 +79,12 @@ def judge(cosine: float | None, share: float) -> bool:
     return not close and share < WEAK_TERM_SHARE
 
 
-def assess(table: "ChunkTable", query: str, query_vector: list[float] | None, hits: list[Any]) -> Match:
-    """``hits``: the ranked unit hits (anything with ``id`` and ``text``), best first."""
+def assess(table: "ChunkTable", query: str, query_vector: list[float] | None, hits: list[Any],
+           vectors: dict[str, list[float]] | None = None) -> Match:
+    """``hits``: the ranked unit hits (anything with ``id`` and ``text``), best first; ``vectors``: the top
+    hits' vectors by id when the caller has them."""
     top = hits[:TOP]
-    cosine = best_cosine(table, query_vector, [h.id for h in top])
+    cosine = best_cosine(table, query_vector, [h.id for h in top], vectors)
     share = term_share(query, [h.text for h in top])
     return Match(weak=judge(cosine, share), cosine=None if cosine is None else round(cosine, 4),
                  term_share=round(share, 4))

@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 from . import windows as windows_mod
+from .match import TOP as MATCH_TOP
 from .match import assess
 from .timeframe import find_range
 from .windows import Window, WindowOptions, rank_windows
@@ -148,8 +149,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         raise UsageError("the search query is empty")
     options.validate()
     where = build_where(table, options)
-    if where == "FALSE" or table.count() == 0:
-        return []
+    if where == "FALSE":
+        return []  # an empty table needs no check of its own: each query mode finds nothing in it
     # A long section can yield several chunks; fetch a little extra so that
     # collapsing them still leaves k distinct sections.
     windows = root is not None and options.window_chars > 0
@@ -158,6 +159,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
         fetch = max(fetch, windows_mod.DEPTH)
     tbl = table.table
     section_scores = None
+    vectors: dict[str, list[float]] | None = {} if options.mode != "text" else None  # the top hits', for assess
     if options.mode == "text":
         query_vector = None
     elif query_vector is None:
@@ -185,8 +187,8 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
             )
         if options.mode != "text":
             builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
-        hits = [_to_hit(r, options.mode) for r in _rows(tbl, builder, where, fetch)]
-    match = assess(table, query, query_vector, hits).to_dict() if hits else None
+        hits = [_to_hit(r, options.mode) for r in _rows(tbl, builder, where, fetch, vectors, MATCH_TOP)]
+    match = assess(table, query, query_vector, hits, vectors).to_dict() if hits else None
     if windows:
         dates = find_range(query, _today(options.today))
         shown = rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
@@ -198,25 +200,34 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     return shown
 
 
-def _rows(tbl, builder, where: str | None, limit: int) -> list[dict[str, Any]]:
-    """The ranked rows with RESULT_COLUMNS and their scores.
+def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[float]] | None = None,
+          top: int = 0) -> list[dict[str, Any]]:
+    """The ranked rows with RESULT_COLUMNS and their scores; ``vectors`` (when given) receives the
+    vectors of the first ``top`` rows, taken with them (assess reads them: no query of its own).
 
     The ranking reads ids only, and the columns of the rows it picked are then taken by row id: at
     1M rows, materialising all columns inside a hybrid query (for both retrievers' candidates) cost
     a third of its CPU. Row ids move when another process compacts the table in between; then the
-    rows taken are not the rows ranked, and the query is run again in one go.
+    rows taken are not the rows ranked, and the query is run again in one go (without vectors).
     """
     if where:
         builder = builder.where(where, prefilter=True)
     ranked = builder.select(["id"]).with_row_id(True).limit(limit).to_list()
     if not ranked:
         return []
+    columns = RESULT_COLUMNS + ["vector"] if vectors is not None and top else RESULT_COLUMNS
     try:
-        taken = {row["id"]: row for row in tbl.take_row_ids([r["_rowid"] for r in ranked]).select(RESULT_COLUMNS).to_list()}
+        batch = tbl.take_row_ids([r["_rowid"] for r in ranked]).select(columns).to_arrow()
     except (RuntimeError, OSError, ValueError):  # a compacted-away fragment (LanceDB has no error classes of its own)
-        taken = {}
+        batch = None
+    found = batch.select(RESULT_COLUMNS).to_pylist() if batch is not None else []
+    taken = {row["id"]: row for row in found}
     if taken.keys() != {r["id"] for r in ranked}:
         return builder.select(RESULT_COLUMNS).limit(limit).to_list()
+    if columns is not RESULT_COLUMNS:  # only the top rows' vectors become Python floats (384 each)
+        wanted = {r["id"] for r in ranked[:top]}
+        column = batch.column("vector")
+        vectors.update((row["id"], column[i].as_py()) for i, row in enumerate(found) if row["id"] in wanted)
     return [{**taken[r["id"]], **r} for r in ranked]
 
 

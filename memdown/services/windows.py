@@ -92,7 +92,7 @@ class Window:
         return asdict(self)
 
 
-@dataclass
+@dataclass(eq=False)  # two sections are the same only when they are one object (their keys differ): `in` is cheap
 class _Section:
     key: tuple[str, int]
     start: int
