@@ -29,7 +29,10 @@ as ``additionalContext``; the agent-facing CLI (``cli.recorded``) sends every
 command's output through it too.
 
 Standard library only on the fast path: the confusables fold (``disarm``)
-is imported only for text with letters outside Latin.
+is imported only for text with letters outside Latin. Every hook imports this
+module, so it compiles nothing at import: each pattern is compiled the first
+time it is used (the flag table alone costs a hook ~2 ms), and plain ASCII
+text, which none of the escape, invisible or tag patterns can change, skips them.
 """
 from __future__ import annotations
 
@@ -48,10 +51,26 @@ BLOCK_CHARS = 28_000
 LINE_CHARS = 4_000
 ELLIPSIS = "…"
 
+
+class _Lazy:
+    """A regular expression compiled on first use (``re.compile`` arguments kept until then)."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str):  # search, sub, pattern, ...: the compiled pattern's own
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
 # ESC sequences (CSI, OSC ending in BEL or ST, two-byte escapes).
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+_ESCAPES = _Lazy(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 # Line and paragraph separators (and NEL) end a line for some readers: a space, so words stay apart.
-_SEPARATORS = re.compile("[\x85\u2028\u2029]")
+_SEPARATORS = _Lazy("[\x85\u2028\u2029]")
 # Everything invisible, by class: the C0/C1 controls but tab and newline (Cc); every format character
 # of Unicode 15 (Cf: soft hyphen, Arabic/Syriac marks, Mongolian vowel separator, zero-width and bidi
 # controls, word joiners, BOM, interlinear annotations, Egyptian/shorthand/musical format controls, the
@@ -59,7 +78,7 @@ _SEPARATORS = re.compile("[\x85\u2028\u2029]")
 # Hangul fillers, Khmer inherent vowels, variation selectors and their supplement); private use (Co) and
 # lone surrogates (Cs). tests/attack/test_context_gate.py checks every Cf/Cc/Zl/Zp code point of the
 # running Python is covered.
-_INVISIBLE = re.compile(
+_INVISIBLE = _Lazy(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
     "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
     "\ufeff\uffa0\ufff0-\ufffb\ue000-\uf8ff\ud800-\udfff\U000110bd\U000110cd\U00013430-\U0001343f"
@@ -67,10 +86,10 @@ _INVISIBLE = re.compile(
 )
 # Runs that may hold look-alike letters (everything outside ASCII) are folded; text whose only non-ASCII
 # characters are Latin-1 letters (ä, é, ß), punctuation (—, …, ’) or arrows needs no fold (and no import).
-_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
-_NEEDS_FOLD = re.compile(r"[^\x00-\xff\u2000-\u206f\u2190-\u21ff]")
+_NON_ASCII_RUN = _Lazy(r"[^\x00-\x7f]+")
+_NEEDS_FOLD = _Lazy(r"[^\x00-\xff\u2000-\u206f\u2190-\u21ff]")
 # Tags that could close our fence or pose as chat/system structure.
-_TAGS = re.compile(
+_TAGS = _Lazy(
     r"<\s*/?\s*(?:memdown[\w:.-]*|system[\w:.-]*|user[\w:.-]*|assistant|human|instructions?|important|"
     r"tool_[\w-]*|function[\w_-]*|antml:[\w-]*|command-[\w-]*|local-command-[\w-]*|claude[\w:.-]*|"
     r"\|[\w_]+\|)[^<>]{0,200}>?",
@@ -96,7 +115,7 @@ _FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
     ("exfiltration", r"\b(?:send|post|upload|exfiltrate|leak|forward)\b[^\n]{0,80}(?:https?://|webhook|pastebin|"
                      r"ngrok|requestbin)|\bhttps?://[^\s]+\?(?:[^\s]*=)\$"),
 )
-FLAGS = tuple((reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
+FLAGS = tuple((reason, _Lazy(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
 
 
 class Gated(str):
@@ -110,12 +129,22 @@ class Gated(str):
 
 def visible(text: str) -> str:
     """``text`` without escapes and invisible characters: what a person's terminal shows of it."""
-    return _INVISIBLE.sub("", _SEPARATORS.sub(" ", _ESCAPES.sub("", str(text or ""))))
+    text = str(text or "")
+    if _plain_ascii(text):  # nothing below could match: no pattern compiled
+        return text
+    return _INVISIBLE.sub("", _SEPARATORS.sub(" ", _ESCAPES.sub("", text)))
+
+
+def _plain_ascii(text: str) -> bool:
+    """Printable ASCII, tabs and newlines only: no escape (ESC, CSI), control, separator or invisible."""
+    return text.isascii() and (text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable())
 
 
 def defang(text: str) -> str:
     """``text`` with every chat/system-looking tag (``<system-reminder>``, ``</user>``, our own fence tag)
     shown as ``‹…›``: still readable, never structure. Daily logs store entries this way too (store.daily)."""
+    if "<" not in text:  # every tag the pattern knows starts with one
+        return text
     return _TAGS.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
 
 

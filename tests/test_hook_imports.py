@@ -95,16 +95,19 @@ CASES = [(event, payload) for event, payload in PAYLOADS.items()] + [
     ("PreToolUse", {"tool_name": "Skill", "tool_input": {"skill": "memdown:memory-recall"}}),
 ]
 
-# Runs the hook as the shim does, then prints what it imported (also when the hook exits).
-_RUN = """import sys
+# Runs the hook as the shim does, then prints what it imported (the hook leaves with os._exit: caught there).
+_RUN = """import os, sys
 _start = set(sys.modules)
+_exit = os._exit
+def _report(code):
+    sys.stderr.write('\\nIMPORTED ' + repr(sorted(set(sys.modules) - _start)) + '\\n')
+    sys.stderr.flush()
+    _exit(code)
+os._exit = _report
 sys.path[:0] = [{repo!r}, {site!r}]
 sys.argv = ['memdown', 'hook', {event!r}]
-try:
-    from memdown.entry import main
-    main()
-finally:
-    sys.stderr.write('\\nIMPORTED ' + repr(sorted(set(sys.modules) - _start)) + '\\n')
+from memdown.entry import main
+main()
 """
 
 

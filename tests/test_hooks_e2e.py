@@ -189,9 +189,10 @@ def test_hook_fast_path_imports_nothing_heavy(event, tmp_path, memory_root, isol
     b, transcript = _session(tmp_path)
     (memory_root / "memory").mkdir(parents=True)
     (memory_root / "memory" / "2026-11-20.md").write_text("# 2026-11-20\n\n### 10:00\n- did a thing\n")
-    code = (
-        "import atexit, sys\n"
-        f"atexit.register(lambda: sys.stderr.write('HEAVY=' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))))\n"
+    code = (  # a hook leaves with os._exit (no atexit work): the report is written there
+        "import os, sys\n"
+        "_exit = os._exit\n"
+        f"os._exit = lambda code: (sys.stderr.write('HEAVY=' + ','.join(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))), sys.stderr.flush(), _exit(code))\n"
         f"sys.argv = ['memdown', 'hook', {event!r}]\n"
         "from memdown.entry import main\nmain()\n"
     )

@@ -78,6 +78,19 @@ def test_every_format_character_of_this_python_is_stripped() -> None:
     assert _invisible(fence.clean("a" + every + "b")) == []
 
 
+@pytest.mark.parametrize("text,shown", [
+    ("red \x1b[31mALERT\x1b[0m done", "red ALERT done"),
+    ("title\x1b]0;owned\x07 line", "title line"),
+    ("bell\x07 nul\x00 del\x7f end", "bell nul del end"),
+    ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
+    ("plain <b>ascii</b>", "plain <b>ascii</b>"),
+])
+def test_ascii_text_keeps_its_words_and_loses_escapes_and_controls(text: str, shown: str) -> None:
+    """Plain ASCII skips the patterns (nothing to compile on a hook's path); ASCII with an escape does not."""
+    assert fence.visible(text) == shown
+    assert fence.clean("<system>" + text) == "‹system›" + shown
+
+
 def test_ordinary_text_is_not_flagged() -> None:
     for text in ("Fixed the Größe column; naïve café test — use pnpm…", "Добавил миграцию для таблицы users",
                  "使用 pnpm 安装依赖", "We decided to keep the previous schema"):
