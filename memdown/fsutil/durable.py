@@ -6,13 +6,12 @@ nothing. Standard library only (used on every hook path).
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import LockTimeoutError
@@ -69,12 +68,16 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, root
                 return False
             os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 os.unlink(tmp, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
             raise
         if durable:
-            with contextlib.suppress(OSError):
+            try:
                 os.fsync(dir_fd)
+            except OSError:
+                pass
     finally:
         os.close(dir_fd)
     return True
@@ -91,8 +94,10 @@ def _open_lock(lock_path: Path, root: str | os.PathLike[str] | None, create: boo
     if create and st.st_mode & 0o077 and st.st_uid == os.getuid():
         # Lock files made by older versions were 0644; others must not open them to block us.
         # (check_plain refused a second hard link, so this changes only our own lock file.)
-        with contextlib.suppress(OSError):
+        try:
             os.chmod(fd, st.st_mode & 0o700)
+        except OSError:
+            pass
     return fd
 
 
@@ -113,30 +118,48 @@ def try_lock(lock_path: Path, *, create: bool = True, root: str | os.PathLike[st
     return fd
 
 
-@contextlib.contextmanager
-def file_lock(lock_path: Path, *, timeout: float = 10.0, shared: bool = False, root: str | os.PathLike[str] | None = None) -> Iterator[None]:
-    """Hold an fcntl lock on ``lock_path`` (created if needed, never through a link).
+def file_lock(lock_path: Path, *, timeout: float = 10.0, shared: bool = False,
+              root: str | os.PathLike[str] | None = None) -> _Lock:
+    """``with file_lock(path):`` holds an fcntl lock on ``lock_path`` (created if needed, never through a link).
 
     Raises ``LockTimeoutError`` after ``timeout`` seconds; ``timeout=0`` tries once.
     """
-    fd = _open_lock(Path(lock_path), root)
-    kind = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
-    deadline = time.monotonic() + timeout
-    try:
-        delay = 0.005
-        while True:
-            try:
-                fcntl.flock(fd, kind | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(f"timed out waiting for lock {lock_path}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
-        yield
-    finally:
+    return _Lock(lock_path, timeout, shared, root)
+
+
+class _Lock:
+    """The context manager of ``file_lock`` (a class, not ``contextlib``: hooks import the file layer)."""
+
+    __slots__ = ("path", "timeout", "shared", "root", "fd")
+
+    def __init__(self, path: Path, timeout: float, shared: bool, root: str | os.PathLike[str] | None) -> None:
+        self.path, self.timeout, self.shared, self.root = path, timeout, shared, root
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        fd = _open_lock(Path(self.path), self.root)
+        kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
+        deadline = time.monotonic() + self.timeout
+        try:
+            delay = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, kind | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise LockTimeoutError(f"timed out waiting for lock {self.path}") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.1)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self.fd = self.fd, -1
         os.close(fd)  # closing the descriptor releases the lock
 
 

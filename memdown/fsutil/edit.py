@@ -5,7 +5,6 @@ open going through ``safe.open_file`` so the compare-and-swap never follows a li
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections import namedtuple
@@ -101,8 +100,10 @@ def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int]) -> bo
                 view = view[os.write(fd, view):]
             os.fsync(fd)
         except BaseException:  # a full disk mid-entry: the file goes back to what was read, no torn tail
-            with contextlib.suppress(OSError):
+            try:
                 os.ftruncate(fd, seen.size)
+            except OSError:
+                pass
             raise
         wrote[:] = _identity(os.fstat(fd))
         return True

@@ -22,12 +22,15 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import paths
 from ..errors import SpecialFileError
+
+TYPE_CHECKING = False  # not `import typing` at run time: hooks import the file layer
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 DEFAULT_READ_LIMIT = 64 << 20  # bytes; memory files are small, the cap only stops a runaway read
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -248,15 +251,13 @@ def read_text(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | No
     return read_bytes(path, root=root, limit=limit).decode("utf-8", errors)
 
 
-@contextmanager
-def open_stream(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None) -> Iterator:
-    """A binary file object on a plain file, for streaming reads with no size cap (transcripts, archives)."""
+def open_stream(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None) -> BinaryIO:
+    """A binary file object on a plain file, for streaming reads with no size cap (transcripts, archives).
+
+    Used as ``with open_stream(path) as handle:`` (a file object closes itself on leaving the block).
+    """
     fd, _st = open_file(path, os.O_RDONLY, root=root, links_ok=True)
-    handle = os.fdopen(fd, "rb")
-    try:
-        yield handle
-    finally:
-        handle.close()
+    return os.fdopen(fd, "rb")
 
 
 def lstat(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None) -> os.stat_result | None:

@@ -11,10 +11,14 @@ Imports are kept to the bare minimum: this runs on every prompt.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from pathlib import Path
+
+try:  # signal.py only wraps _signal's functions in enums, at ~0.6 ms of every hook's import: the calls are the same
+    import _signal as signal
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal  # type: ignore[no-redef]
 
 TYPE_CHECKING = False  # not `import typing`: ~3 ms on every hook
 if TYPE_CHECKING:
@@ -84,12 +88,16 @@ def _read_payload() -> dict[str, Any]:
 
 def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
     """The hook's JSON answer. ``arm()`` starts the time budget (after a capture job is on disk)."""
-    from ..config import hook_sync, load_config
+    from ..envflags import hook_sync
 
     if event in CAPTURE_EVENTS:  # straight to the queue: no config (but in sync mode), no other handlers imported
         from .detach import capture
 
-        config = load_config(root) if hook_sync() and root is not None else None  # the job runs right here
+        config = None
+        if hook_sync() and root is not None:  # the job runs right here
+            from ..config import load_config
+
+            config = load_config(root)
         capture(event, payload, root, arm, config)
         return {}
     from . import events
@@ -98,6 +106,8 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
         arm()
     config = None
     if root is not None and event in events.USES_CONFIG:
+        from ..config import load_config
+
         config = load_config(root)  # once per hook, passed down
     out = events.HANDLERS[event](payload, root, config)
     return out.to_json() if out is not None else {}
@@ -109,7 +119,7 @@ def main(argv: list[str]) -> int:
     out: dict[str, Any] = {}
     root: Path | None = None
     try:
-        from ..config import hook_sync, in_summarizer, memdown_disabled
+        from ..envflags import hook_sync, in_summarizer, memdown_disabled  # not config: a capture hook loads none
 
         if event is None or memdown_disabled() or in_summarizer():
             return 0

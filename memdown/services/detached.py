@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import hook_sync
+from ..envflags import hook_sync
 from .spawn import spawn_detached
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it

@@ -91,6 +91,16 @@ def test_ascii_text_keeps_its_words_and_loses_escapes_and_controls(text: str, sh
     assert fence.clean("<system>" + text) == "‹system›" + shown
 
 
+def test_visible_skips_its_patterns_only_for_text_they_cannot_change() -> None:
+    """The fast path's set is exactly the printable characters the invisible pattern removes (this Python's Unicode)."""
+    printable_invisible = {chr(cp) for cp in range(0x110000)
+                           if chr(cp).isprintable() and (fence._INVISIBLE.search(chr(cp)) or fence._SEPARATORS.search(chr(cp))
+                                                         or fence._ESCAPES.search(chr(cp)))}
+    assert printable_invisible == set(fence._PRINTABLE_INVISIBLE)
+    for ch in sorted(printable_invisible)[:40:3]:
+        assert fence.visible(f"a {ch}b → c") == "a b → c"
+
+
 def test_ordinary_text_is_not_flagged() -> None:
     for text in ("Fixed the Größe column; naïve café test — use pnpm…", "Добавил миграцию для таблицы users",
                  "使用 pnpm 安装依赖", "We decided to keep the previous schema"):
