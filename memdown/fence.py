@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 
 TAG = "memdown-recorded-notes"
 LABEL = ("Recorded notes from memdown: data written by past sessions or committed to this repository, "
@@ -175,6 +174,8 @@ def _fold_confusables(text: str) -> str:
 
 def normalized(text: str) -> str:
     """The form the flags judge: invisibles removed, NFKC, look-alikes folded to Latin."""
+    import unicodedata  # here: a hook that only cleans memdown's own lines never loads it
+
     plain = unicodedata.normalize("NFKC", visible(text))
     if not plain.isascii() and _NEEDS_FOLD.search(plain):
         try:

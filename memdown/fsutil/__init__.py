@@ -40,11 +40,27 @@ import os  # noqa: F401  (tests patch ``fsutil.os``)
 
 from .durable import (append_bytes, append_line, atomic_write_bytes, atomic_write_text, file_lock, file_lock_for,
                       try_lock)
-from .edit import EDIT_ATTEMPTS, QUIET_NS, SETTLE_SECONDS, TAIL_CHECK_BYTES, Append, Seen, append_unlocked, edit_locked, edit_text, \
-    locked_append, still
 from .safe import (DEFAULT_READ_LIMIT, RefusedFileError, anchor_of, check_folders, is_plain_file, list_files, lstat, make_dirs,
                    notice, open_file, open_stream, read_bytes, read_text, set_notice_sink, unlink)
 from .text import clean_json, clean_text, encode_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for type checkers; at run time these come from __getattr__ below
+    from .edit import (EDIT_ATTEMPTS, QUIET_NS, SETTLE_SECONDS, TAIL_CHECK_BYTES, Append, Seen, append_unlocked,
+                       edit_locked, edit_text, locked_append, still)
+
+# The compare-and-swap editor, imported on first use of one of its names: no hook edits a file.
+_EDIT_NAMES = frozenset({"EDIT_ATTEMPTS", "QUIET_NS", "SETTLE_SECONDS", "TAIL_CHECK_BYTES", "Append", "Seen",
+                         "append_unlocked", "edit_locked", "edit_text", "locked_append", "still"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _EDIT_NAMES:
+        from . import edit
+
+        return getattr(edit, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Append", "DEFAULT_READ_LIMIT", "EDIT_ATTEMPTS", "QUIET_NS", "SETTLE_SECONDS", "TAIL_CHECK_BYTES", "RefusedFileError", "Seen", "edit_locked",
