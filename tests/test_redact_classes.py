@@ -190,3 +190,69 @@ def test_spans_never_overlap_and_redact_is_idempotent():
     assert all(a[2] <= b[1] for a, b in zip(spans, spans[1:]))
     once = redact(text)
     assert redact(once) == once and PW not in once
+
+
+# --- passwords with punctuation in them ---------------------------------------------------
+# A generated password holds any printable character. Each syntax draws the symbols a value can
+# really hold there unquoted: a shell line has no `;|&<>()` in a bare word, XML escapes `<&`.
+_ANY = "!#$%&()*+,-./:;<=>?@[]^_{|}~"
+_SHELL_SAFE = "!#%*+,-./:=?@^_~"
+_XML_SAFE = "!#$%()*+,-./:;=?@[]^_{|}~"
+_SYNTAXES = [
+    ("redis_pass: {v}", _ANY), ("DB_PASSWORD={v}", _ANY), ("password = {v}", _ANY),
+    ("  password: {v}", _ANY), ("db.password={v}", _ANY), ("spring.datasource.password: {v}", _ANY),
+    ("api_secret: {v}", _ANY), ('"password": "{v}"', _ANY), ("password='{v}'", _ANY),
+    ("export MYSQL_PWD={v}", _SHELL_SAFE), ("--password {v}", _SHELL_SAFE),
+    ("PGPASSWORD={v} psql -h x", _SHELL_SAFE), ("mysql -u root -p{v} db", _SHELL_SAFE),
+    ("<password>{v}</password>", _XML_SAFE),
+]
+
+
+def _symbol_passwords(symbols: str, n: int, rng: random.Random) -> list[str]:
+    out = []
+    for _ in range(n):
+        v = list(rnd(ALNUM, rng.randint(10, 20)))
+        for _ in range(rng.randint(1, 3)):
+            v.insert(rng.randint(1, len(v)), rng.choice(symbols))
+        out.append("".join(v))
+    return out
+
+
+def test_passwords_with_punctuation_in_every_syntax():
+    """The value runs to its real end (`abc&def`, `MVDc8u(jmL6`), and a random value shaped like
+    an identifier or a call is not mistaken for code (`IZphnROc.y05lyrv9jx`, `U[VVvPHX8H`)."""
+    rng = random.Random(2026)
+    leaked = []
+    for template, symbols in _SYNTAXES:
+        for value in _symbol_passwords(symbols, 200, rng):
+            out = redact(template.format(v=value))
+            if any(value[i:i + 6] in out for i in range(len(value) - 5)):
+                leaked.append(out)
+    # 2,800 values; the few left are random strings that read as names (`NA.Dhn3dw`), see docs.
+    assert len(leaked) <= 14, leaked[:20]
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("redis_pass: abc&def123XY", "redis_pass: [REDACTED:password]"),
+    ("password=Xy12abc9&next=1", "password=[REDACTED:password]&next=1"),
+    ("https://h/?a=1&password=Xy12abc9&b=2", "https://h/?a=1&password=[REDACTED:password]&b=2"),
+    ("Server=x;Password=abc123x;Database=y", "Server=x;Password=[REDACTED:password];Database=y"),
+    ("login(user=u, password=hunter22, x=1)", "login(user=u, password=[REDACTED:password], x=1)"),
+    ("{pw: Tr0ub4dor&3},", "{pw: [REDACTED:password]},"),
+    ("DB_PASSWORD=MVDc8uEia875r(jmL6KG", "DB_PASSWORD=[REDACTED:env]"),
+    ("db.password=IZphnROc.y05lyrv9jx", "db.password=[REDACTED:password]"),
+    ("password = U[VVvPHX8H", "password = [REDACTED:password]"),
+    ("<password>fXruLA0Y%sg~152f</password>", "<password>[REDACTED:password]</password>"),
+])
+def test_value_ends_where_the_syntax_ends_it(text, kept):
+    assert redact(text) == kept
+
+
+@pytest.mark.parametrize("code", [
+    "password = get_pw(x)", "password = f(a, b)", 'password = os.environ["PW"]', 'password = d["pw"]',
+    "password = self.password", "token = auth_token", "password = getpass.getpass()",
+    "pw = pytree.WildcardPattern([[pa, pb, pc], [pd, pe],", "password = HTTPPasswordMgr.find(self, realm,",
+    'password = "%s" % pw', "authorization = authorization[1].encode('ascii')",
+])
+def test_code_after_a_secret_name_stays(code):
+    assert redact(code) == code

@@ -58,15 +58,82 @@ _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
 _CALL = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 
 
+# A word of an identifier: an acronym (HTTP in getHTTPHeader), a capitalised or lower-case word,
+# with trailing digits (sha256, v2, key1).
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])\d*|[A-Z]?[a-z]+\d*|\d+")
+_IDENT_PREFIX = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
+def _wordlike(letters: str) -> bool:
+    """A word or a code abbreviation (passwd, kwargs, lstrip, HTTP), not ``Zphn`` or ``xkcdq``."""
+    if letters.isupper() and len(letters) <= 5:
+        return True  # an acronym
+    low = letters.lower()
+    return any(c in "aeiouy" for c in low) and not re.search(r"[^aeiouy]{6}", low)  # strptime
+
+
+def name_like(ident: str) -> bool:
+    """Does each part of a (dotted) identifier read as a name a person wrote -- ``get_secret``,
+    ``sessionToken``, ``DB_PASS2``, ``cfg`` -- rather than random characters that happen to fit
+    the identifier grammar (``MVDc8uEia875r``, ``IZphnROc.y05lyrv9jx``, ``E1SkHb``)?"""
+    for part in ident.strip("$").split("."):
+        for piece in part.split("_"):
+            if not piece:
+                continue
+            words = _NAME_WORD.findall(piece)
+            if "".join(words) != piece:
+                return False
+            short_run = 0
+            for word in words:
+                letters = word.rstrip("0123456789")
+                if not letters:
+                    continue
+                if len(letters) > 3 and not _wordlike(letters):
+                    return False  # Etfjg, Zphn
+                short_run = short_run + 1 if len(letters) <= 2 and len(words) > 1 else 0
+                if short_run >= 2:
+                    return False  # VnQ, SkHb: camel humps too short to be words
+            if any(c.isdigit() for c in piece.rstrip("0123456789")) and not _DIGIT_WORDS.match(piece):
+                return False  # y05lyrv9jx: digits inside a word
+    return True
+
+
+IDENT_OR_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def balanced(text: str) -> bool:
+    """Every bracket in ``text`` closes, in order."""
+    stack: list[str] = []
+    for c in text:
+        if c in "([{":
+            stack.append(c)
+        elif c in _PAIRS and (not stack or stack.pop() != _PAIRS[c]):
+            return False
+    return not stack
+
+
+_DIGIT_WORDS = re.compile(r"^(?:[A-Za-z]+\d+)+[A-Za-z]*$")  # oauth2Token, md5sum, s3Bucket
+
+
 def code_like(value: str, after: str) -> bool:
-    """A bare value that reads as code (a call, attribute, variable), not data."""
-    if after in ("(", "[", "{") or _CALL.match(value):
-        return True  # get_secret(), os.environ["X"], ${X}
+    """A bare value that reads as code (a call, attribute, variable), not data.
+
+    Code is a name a person wrote; a random password that happens to fit the identifier grammar
+    (``MVDc8uEia875r(jmL6``, ``IZphnROc.y05lyrv9jx``) is data (``name_like``)."""
+    if after in ("(", "[", "{") and IDENT_OR_DOTTED.match(value):
+        return name_like(value)  # get_secret(), os.environ["X"]
+    if _CALL.match(value):
+        # get_pw(x), os.environ[ + "X": a call or subscript that closes, or opens a string;
+        # U[VVvPHX8H is a password that starts like one.
+        prefix = _IDENT_PREFIX.match(value)
+        return (prefix is not None and name_like(prefix.group())
+                and (balanced(value) or value[-1] in "([{" and after in ("'", '"')))
     if _DOTTED_IDENT.match(value):
-        return True  # args.password, settings.SECRET_KEY
+        return name_like(value)  # args.password, settings.SECRET_KEY
     if IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
         # token = auth_token, this.sessionToken = sessionToken: a variable.
-        return "_" in value or not any(c.isdigit() for c in value)
+        return ("_" in value or not any(c.isdigit() for c in value)) and name_like(value)
     return False
 
 
