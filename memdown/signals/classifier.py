@@ -2,19 +2,22 @@
 explicit "remember" requests), over features memdown already has.
 
 The phrase tables decided alone before; on other people's words they matched praise and chatter and
-missed corrections phrased as statements or questions. Here a logistic regression decides, over:
+missed corrections phrased as statements or questions. Here a logistic regression scores, over
+blocks that ``design_matrix`` builds (each scaled, 0 = left out, as the weights file says):
 
-- the packaged MiniLM embedding of the cleaned prompt (``index.embedder``; always the packaged model,
-  whatever ``embedding.model`` says, because the weights were fitted on its vectors);
-- hashed character n-grams of the cleaned prompt (any script, no vocabulary file);
-- the phrase-table hits, as features (``detect.detect_phrases``);
-- the turn before: did the assistant just ask a question, run tools, how long was its answer, and the
-  embedding of its last words (a correction answers something the agent just did).
+- ``dense``: the phrase-table hits, as features (``detect.detect_phrases``), and the turn's shape;
+- ``cues``: multilingual cue groups of the prompt (negation, contrast, "why", "should", "already",
+  approval, ...) and what the agent's turn before did (asked, offered, claimed success, ran tools),
+  and their crossings (``cues.py``): a correction answers something the agent just did;
+- ``embed`` / ``said``: the packaged MiniLM embedding of the prompt / of the agent's last words;
+- ``ngrams``: hashed character n-grams of the cleaned prompt (any script, no vocabulary file).
 
 Weights live in ``detector_model.npz`` beside this file (fitted by ``bench/signals/train_detector.py``
-on the dev half of the repository-held-out labels). Inference is plain numpy plus the embedder; both
-are imported inside functions, so importing this module costs nothing on a hook's fast path. Mining
-runs it in the detached worker.
+on the dev half only, chosen by leave-one-repository-out cross-validation). A binary model (rule
+candidate or not); the signal type comes from the phrase hit when there is one, else ``correction``.
+Inference is plain numpy, plus the embedder only when the weights use an embedding block; all
+imported inside functions, so importing this module costs nothing on a hook's fast path. Mining runs
+it in the detached worker.
 """
 from __future__ import annotations
 
@@ -32,15 +35,16 @@ if TYPE_CHECKING:
     import numpy as np
 
 MODEL_FILE = Path(__file__).resolve().parent / "detector_model.npz"
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 N_BUCKETS = 1 << 14
 NGRAMS = (1, 2, 3, 4)
 TEXT_LIMIT = 1200
 EMBED_LIMIT = 400  # characters embedded: the point of a correction comes early; long prompts are specs
 SAID_LIMIT = 300
 PHRASE_TYPES = ("correction", "convention", "memory_request", "revert", "positive")
-# The label each class stands for, as the signal type mining writes.
+# The signal types a flagged prompt can take (mining's names); the model's own is the first.
 CLASS_TYPES = ("none", "correction", "convention", "memory_request")
+BLOCKS = ("embed", "said", "ngrams", "dense", "cues")
 
 Embed = Callable[[Sequence[str]], "np.ndarray"]
 
@@ -137,34 +141,39 @@ def design_matrix(examples: Sequence[Example], embed: Embed, spec: dict) -> "np.
         blocks.append(spec["ngrams"] * grams)
     if spec.get("dense", 1.0):
         blocks.append(spec["dense"] * np.asarray([dense_features(e) for e in examples], dtype=np.float32))
+    if spec.get("cues", 0.0):
+        from .cues import cue_features
+
+        rows = [cue_features(t, e.prev_said or "", e.prev_tools, e.first) for t, e in zip(texts, examples)]
+        blocks.append(spec["cues"] * np.asarray(rows, dtype=np.float32))
     return np.hstack(blocks) if blocks else np.zeros((len(examples), 0), dtype=np.float32)
 
 
-class Classifier:
-    """Scores prompts: P(rule candidate) and the most likely signal type."""
+def uses_embedding(spec: dict) -> bool:
+    return bool(spec.get("embed", 0.0) or spec.get("said", 0.0))
 
-    def __init__(self, weights: dict, embed: Embed) -> None:
-        self.coef = weights["coef"]            # (classes, features)
-        self.intercept = weights["intercept"]  # (classes,)
+
+class Classifier:
+    """Scores prompts: P(rule candidate) and the signal type a flagged prompt gets."""
+
+    def __init__(self, weights: dict, embed: Embed | None) -> None:
+        self.coef = weights["coef"].reshape(-1)        # (features,): one logit, rule candidate or not
+        self.intercept = float(weights["intercept"].reshape(-1)[0])
         self.threshold = float(weights["threshold"])
-        self.spec = {k: float(weights[f"scale_{k}"]) for k in ("embed", "said", "ngrams", "dense")}
+        self.spec = {k: float(weights[f"scale_{k}"]) for k in BLOCKS}
         self.embed = embed
 
     def scores(self, examples: Sequence[Example]) -> list[tuple[float, str]]:
-        """(probability the prompt is a rule candidate, the signal type it would be) per example."""
+        """(probability the prompt is a rule candidate, the signal type it would be) per example.
+        The type is ``correction``: most rule candidates are, and a phrase hit brings its own type
+        (``detect._decided``)."""
         import numpy as np
 
         if not examples:
             return []
-        logits = design_matrix(examples, self.embed, self.spec) @ self.coef.T + self.intercept
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        probs /= probs.sum(axis=1, keepdims=True)
-        out = []
-        for row in probs:
-            kind = CLASS_TYPES[1 + int(np.argmax(row[1:]))]
-            out.append((float(1.0 - row[0]), kind))
-        return out
+        logits = design_matrix(examples, self.embed, self.spec) @ self.coef + self.intercept
+        probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
+        return [(float(p), CLASS_TYPES[1]) for p in probs]
 
     def decide(self, examples: Sequence[Example]) -> list[tuple[bool, float, str]]:
         """(flagged, probability, type) per example at the shipped operating point."""
@@ -187,5 +196,8 @@ def load_weights(path: Path = MODEL_FILE) -> dict:
 
 
 def load_classifier(embed: Embed | None = None, path: Path = MODEL_FILE) -> Classifier:
-    """The shipped classifier with the packaged embedder (or ``embed``, for tests and benchmarks)."""
-    return Classifier(load_weights(path), embed or packaged_embed())
+    """The shipped classifier; the packaged embedder (or ``embed``, for tests and benchmarks) is loaded
+    only when its weights use an embedding block."""
+    weights = load_weights(path)
+    spec = {k: float(weights[f"scale_{k}"]) for k in BLOCKS}
+    return Classifier(weights, embed or (packaged_embed() if uses_embedding(spec) else None))
