@@ -91,7 +91,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # log itself is always written; this section does not switch it.
     "mining": {
         "enabled": True,
-        "learned": False,  # opt-in: a learned classifier decides which prompts are rule candidates (it did not beat the phrase tables on dev)
+        "learned": False,  # opt-in: a learned classifier decides which prompts are rule candidates (lost to the phrase tables: bench/signals/RESULTS.md)
         "semantic": False,  # confirm/add signals with `claude -p` in the detached sweep
         "semantic_model": "haiku",
         "semantic_timeout": 90,  # seconds per classifier call
