@@ -98,6 +98,19 @@ def test_mining_without_the_model_falls_back_to_phrase_tables(memory_root, tmp_p
     assert [s.type for s in mine_session(memory_root, path, "sess-c", config=load_config(memory_root))] == ["correction"]
 
 
+def test_mining_with_learned_on_runs_the_shipped_weights(memory_root, tmp_path, monkeypatch):
+    """``mining.learned = true``: the service loads the shipped weights (no embedder) and they decide."""
+    from memdown.services import signal_mining
+
+    monkeypatch.setenv("MEMDOWN_MINING_LEARNED", "true")
+    path = _transcript(tmp_path, [("set up the build", "I ran npm install and the build passes."),
+                                  ("no, we use pnpm here, not npm", "Switching."), ("sweet, thanks!", "ok")])
+    mined = signal_mining.mine_session(memory_root, path, "sess-c", config=load_config(memory_root))
+    rule = [s for s in mined if s.type in {"correction", "convention", "memory_request", "revert"}]
+    assert [(s.text, s.pattern.split(",")[0]) for s in rule] == [("no, we use pnpm here, not npm", "model")]
+    assert float(rule[0].extra["p"]) >= C.load_weights()["threshold"]
+
+
 @pytest.fixture(scope="module")
 def shipped():
     return C.load_classifier()
