@@ -162,3 +162,26 @@ def test_promotion_killed_in_the_middle_of_any_write_leaves_old_or_new(memory_ro
         code = run_size_limited(SETUP, PROMOTE, args, limit)
         assert code == -signal.SIGXFSZ, (limit, code)
         assert claude.read_text() == old, limit
+
+
+@pytest.mark.parametrize("race", [False, True])
+@pytest.mark.parametrize("existing", [True, False])
+def test_a_linked_claude_folder_is_never_written_through(memory_root, tmp_path, monkeypatch, race, existing):
+    """`.claude/` planted as a link to a folder outside the project: the promotion is refused and
+    nothing outside is read, written or created. ``race``: the link appears after the up-front folder
+    check (modelled by skipping it), so only the compare-and-swap's own walk from the project stops it."""
+    from memdown import fsutil
+    from memdown.fsutil import RefusedFileError
+
+    memory_root.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if existing:
+        (outside / "CLAUDE.md").write_text("# someone else's file\n")
+    before = {p.name: p.read_bytes() for p in outside.iterdir()}
+    (memory_root.parent / ".claude").symlink_to(outside, target_is_directory=True)
+    if race:
+        monkeypatch.setattr(fsutil, "check_folders", lambda path, root=None: None)
+    with pytest.raises(RefusedFileError):
+        _approved_add(memory_root, "project-local", "LRN-20261127-0001", "Use pnpm, not npm.", "abcd7001")
+    assert {p.name: p.read_bytes() for p in outside.iterdir()} == before

@@ -16,6 +16,8 @@ from .durable import append_bytes, atomic_write_bytes, file_lock, file_lock_for
 from .safe import lstat, make_dirs, open_file
 from .text import encode_text
 
+Root = str | os.PathLike[str] | None  # the folder every open walks from
+
 # --- read-modify-write of files people edit too: compare-and-swap under the lock --------------------
 #
 # The lock only binds memdown's writers. A person's editor or git may save the file at any moment:
@@ -42,9 +44,9 @@ class Seen(namedtuple("Seen", "data size mtime_ns ino")):
     __slots__ = ()
 
 
-def _look(path: Path) -> Seen:
+def _look(path: Path, root: Root = None) -> Seen:
     try:
-        fd, st = open_file(path, os.O_RDONLY)
+        fd, st = open_file(path, os.O_RDONLY, root=root)
     except FileNotFoundError:
         return Seen(b"", 0, 0, 0)
     with os.fdopen(fd, "rb") as handle:
@@ -52,17 +54,17 @@ def _look(path: Path) -> Seen:
     return Seen(data, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _settled(path: Path, left: list[int] | None = None) -> Seen:
+def _settled(path: Path, left: list[int] | None = None, root: Root = None) -> Seen:
     """Read ``path``; a file that is empty or was written a moment ago may be a save in progress
     (truncate, then write in pieces), and one the caller ``left`` ([size, mtime_ns, inode] after its
     own last write) but is missing may be mid-replace (git unlinks, then creates): wait for it to
     settle, at most ``SETTLE_SECONDS``. A file exactly as the caller left it is complete: no wait."""
-    seen = _look(path)
+    seen = _look(path, root)
     deadline = time.monotonic() + SETTLE_SECONDS
     while (not seen.size or time.time_ns() - seen.mtime_ns < QUIET_NS) and (seen.ino or left) \
             and [seen.size, seen.mtime_ns, seen.ino] != left and time.monotonic() < deadline:
         time.sleep(0.01)
-        seen = _look(path)
+        seen = _look(path, root)
     return seen
 
 
@@ -70,12 +72,12 @@ def _same(stat_result: os.stat_result, seen: Seen) -> bool:
     return (stat_result.st_size, stat_result.st_mtime_ns, stat_result.st_ino) == (seen.size, seen.mtime_ns, seen.ino)
 
 
-def still(path: Path, seen: Seen) -> bool:
+def still(path: Path, seen: Seen, root: Root = None) -> bool:
     """Is ``path`` the file ``seen`` read (same identity and the same bytes)?"""
-    st = lstat(path)
+    st = lstat(path, root=root)
     if st is None:
         return not seen.ino
-    return bool(seen.ino) and _same(st, seen) and _look(path).data == seen.data
+    return bool(seen.ino) and _same(st, seen) and _look(path, root).data == seen.data
 
 
 class Append(str):
@@ -86,8 +88,8 @@ def _identity(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int]) -> bool:
-    fd, _st = open_file(path, os.O_RDWR | os.O_APPEND)
+def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int], root: Root = None) -> bool:
+    fd, _st = open_file(path, os.O_RDWR | os.O_APPEND, root=root)
     try:
         # Identity, then the last bytes: a file that was quiet when read (``_settled``) cannot change
         # without a new mtime, so comparing the whole day per append would only repeat that check.
@@ -111,25 +113,27 @@ def _append_if_same(path: Path, seen: Seen, tail: bytes, wrote: list[int]) -> bo
         os.close(fd)
 
 
-def _write_once(path: Path, seen: Seen, text: str, new_text: str, in_place: bool, wrote: list[int]) -> bool:
+def _write_once(path: Path, seen: Seen, text: str, new_text: str, in_place: bool, wrote: list[int],
+                root: Root = None) -> bool:
     """One compare-and-swap write of ``new_text`` (an ``Append`` adds to ``text``); False: the file changed."""
     if isinstance(new_text, Append):
         tail = encode_text(new_text)
         if in_place and seen.ino:
-            return _append_if_same(path, seen, tail, wrote)
+            return _append_if_same(path, seen, tail, wrote, root)
         data = (seen.data if seen.ino else encode_text(text)) + tail
     else:
         data = encode_text(new_text)
         if in_place and seen.ino and len(data) > seen.size and data.startswith(seen.data):
-            return _append_if_same(path, seen, data[seen.size:], wrote)
-    if not atomic_write_bytes(path, data, unchanged=lambda: still(path, seen)):
+            return _append_if_same(path, seen, data[seen.size:], wrote, root)
+    if not atomic_write_bytes(path, data, root=root, unchanged=lambda: still(path, seen, root)):
         return False
-    wrote[:] = _identity(lstat(path))
+    wrote[:] = _identity(lstat(path, root=root))
     return True
 
 
 def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: str = "",
-                in_place: bool = True, wrote: list[int] | None = None, left: list[int] | None = None) -> R:
+                in_place: bool = True, wrote: list[int] | None = None, left: list[int] | None = None,
+                root: Root = None) -> R:
     """``change(text) -> (new_text, result)`` applied with compare-and-swap; the caller holds the lock.
 
     ``text`` is the file's content (``initial`` when there is no file); ``new_text`` is the whole new
@@ -140,16 +144,18 @@ def edit_locked(path: Path, change: Callable[[str], tuple[str, R]], *, initial: 
     loads, such as a CLAUDE.md). ``wrote`` receives [size, mtime_ns, inode] of the file as written.
     ``left``: [size, mtime_ns, inode] of the file after the caller's last write, if it knows (see
     ``_settled``).
+    ``root``: the folder every open walks from, link-free (see ``safe.open_parent``); by default the
+    file's anchor (``safe.anchor_of``).
     """
     path = Path(path)
     wrote = [] if wrote is None else wrote
     for attempt in range(EDIT_ATTEMPTS):
-        seen = _settled(path, left)
+        seen = _settled(path, left, root)
         text = seen.data.decode("utf-8") if seen.ino else initial
         new_text, result = change(text)
         if new_text == text or (isinstance(new_text, Append) and not new_text):
             return result
-        if _write_once(path, seen, text, new_text, in_place, wrote):
+        if _write_once(path, seen, text, new_text, in_place, wrote, root):
             return result
         time.sleep(min(0.005 * (attempt + 1), 0.1))
     raise EditConflictError(f"{path.name} kept changing while memdown wrote it; the write is retried later")

@@ -208,7 +208,7 @@ def _edit_target(root: Path, target: str, change, path: Path | None = None) -> d
     # A project's files are walked from the project (no link planted in the repository is followed); the
     # person's own ~/.claude/CLAUDE.md is an explicit target: only its own last part must not be a link.
     within = None if target == "global" else project_dir(root)
-    fsutil.check_folders(path, within)
+    fsutil.check_folders(path, within)  # a clear refusal before any backup; edit_locked walks from `within` again
 
     def apply(old: str) -> tuple[str, None]:
         new = change(old)
@@ -219,7 +219,7 @@ def _edit_target(root: Path, target: str, change, path: Path | None = None) -> d
 
     with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
         # compare-and-swap: a person's save of CLAUDE.md is never overwritten; replaced whole, never torn
-        edit_locked(path, apply, in_place=False)
+        edit_locked(path, apply, in_place=False, root=within)
     return done
 
 
