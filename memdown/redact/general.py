@@ -26,6 +26,7 @@ import math
 import re
 from collections import Counter
 
+from .extent import bare_end, call_closes
 from .names import name_says_secret
 from .patterns import LazyPattern, Rule, Span
 from .values import IDENT, PATH_LIKE, code_like, is_placeholder, name_like
@@ -114,58 +115,6 @@ def _extend(text: str, end: int, capped: bool, rest: LazyPattern) -> int:
     return rest.match(text, end).end() if capped else end
 
 
-# A password may hold any printable character, so an accepted bare value after a secret name
-# runs on to the next space, quote or shell operator (`redis_pass: abc&def(1)` is one value).
-# The character that introduced the pair also ends it: `?a=1&password=v&b=2`,
-# `Server=x;Password=v;Db=y`, `f(user=u, password=v, x)`; closing punctuation at the very end
-# (`f(password=v)`, `{pw: v},`) is the code around the value.
-_BARE_TAIL = LazyPattern(r"(?:[^\s\"'`\\&|]|&(?!&)|\|(?!\|))*")
-_PAIR_ENDS = {"?": "&#", "&": "&#", ";": ";", ",": ",", "(": ",)", "{": ",}", "[": ",]", "|": "|"}
-_CLOSERS = ",;.:)]}>"
-_NEXT_PAIR = LazyPattern(r"[&;,][A-Za-z_][\w.\-]{0,80}[=:]")  # `v&next=1`, `v;Database=y`
-
-
-def _call_closes(text: str, opener: int) -> bool:
-    """Does the bracket at ``opener`` close on its line (``get(a, "b")``), outside quotes?"""
-    if text[opener] not in "([{":
-        return False
-    line_end = text.find("\n", opener)
-    return _first_close(text[opener:line_end if line_end != -1 else len(text)]) >= 0
-
-
-def _first_close(line: str) -> int:
-    """Index where the bracket that opens ``line`` closes, or -1 (quotes skipped)."""
-    stack: list[str] = []
-    quote = ""
-    for i, c in enumerate(line):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in "([{":
-            stack.append(")]}"["([{".index(c)])
-        elif c in ")]}":
-            if not stack or stack.pop() != c:
-                return -1  # V+[ZAz}3: not a bracket that closes
-            if not stack:
-                return i
-    return -1
-
-
-def _bare_end(text: str, pair_start: int, value_end: int) -> int:
-    """Where a bare secret value really ends (see ``_BARE_TAIL``); never before ``value_end``."""
-    ends = _PAIR_ENDS.get(text[pair_start - 1], "") if pair_start else ""
-    end = _BARE_TAIL.match(text, value_end).end()
-    for c in ends:
-        cut = text.find(c, value_end, end)
-        if cut != -1:
-            end = cut
-    following = _NEXT_PAIR.compiled().search(text, value_end, end)
-    if following:
-        end = following.start()
-    while end > value_end and text[end - 1] in _CLOSERS:
-        end -= 1
-    return end
 _PAIR = LazyPattern(r"""(?<=\()[ \t]*(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
 _XML = LazyPattern(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
 
@@ -194,15 +143,15 @@ def _named(m: re.Match[str], text: str) -> Span | None:
         # unless what stopped it opens a call or subscript: of a dotted name (`hmac.HMAC(` on a
         # line that goes on) or one that closes on its line (`f(x)`).
         if name != "bare" or end == len(text) or text[end] == "\n" or "." in value and (
-                text[end] in "([{") or _call_closes(text, end):
+                text[end] in "([{") or call_closes(text, end):
             return None
-        value = text[m.start(name):_bare_end(text, m.start(), end)]
+        value = text[m.start(name):bare_end(text, m.start(), end)]
         if not data_value(value, strength, False, text[m.start(name) + len(value):][:1]):
             return None
     if value.lower() == m.group("key").rsplit(".", 1)[-1].lower():
         return None
     if name == "bare":
-        end = _bare_end(text, m.start(), end)
+        end = bare_end(text, m.start(), end)
     return (_kind(m.group("key")), m.start(name), end)
 
 
