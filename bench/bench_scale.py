@@ -51,7 +51,8 @@ from scale_memory import QUERIES, HashedBagOfWords, write_memory  # noqa: E402  
 
 
 def _environment(size_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDOWN_")}
+    # The bench's own settings (MEMDOWN_BENCH_*) pass; memdown's do not.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDOWN_") or k.startswith("MEMDOWN_BENCH_")}
     env.update(MEMDOWN_HOME=str(size_dir / "home"), MEMDOWN_CONFIG=str(size_dir / "no-global-config.toml"),
                LANCEDB_LOG="error", PYTHONPATH=str(REPO) + os.pathsep + str(HERE))
     return env
