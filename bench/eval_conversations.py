@@ -47,6 +47,8 @@ SHARED = Path(os.environ.get("MEMDOWN_SHARED_TRANSCRIPTS", REPO.parent / "shared
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quality import every_vector  # noqa: E402
 
 MODES = ("hybrid", "vector", "text")
 CHAR_BUDGETS = (4000, 8000)
@@ -122,6 +124,7 @@ def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WOR
     config = load_config(None)
     config.values["summarizer"]["use_claude"] = False  # the extractive summarizer: deterministic, no `claude`
     config.values["archive"]["enabled"] = False
+    every_vector(config)
     for key, raw in overrides.items():
         section, name = key.split(".", 1)
         config.values[section][name] = coerce(key, raw)

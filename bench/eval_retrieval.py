@@ -28,6 +28,8 @@ DATA = HERE / "retrieval"
 sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quality import every_vector  # noqa: E402
 
 from memdown.api import Memory  # noqa: E402
 from memdown.config import coerce, load_config  # noqa: E402
@@ -42,6 +44,7 @@ def load_queries(split: str) -> list[dict]:
 
 def build_memory(overrides: dict[str, str]) -> Memory:
     config = load_config(None)
+    every_vector(config)
     for key, raw in overrides.items():
         section, name = key.split(".", 1)
         config.values[section][name] = coerce(key, raw)
