@@ -2,6 +2,7 @@
 
     python bench/bench_warm_search.py                    # the bench_vs_memsearch corpus (built by that script)
     python bench/bench_warm_search.py --root PATH/.memdown --repeats 20
+    python bench/bench_warm_search.py --stand-in --root bench/.work/scale/10000/.memdown   # after bench_scale.py --sizes 10000 --steps build
 
 Both sides get the same query vectors (embedded once, before timing), the same k and the same open
 table. Rows (medians over queries × repeats, CPU of the whole process, LanceDB's threads included, and wall):
@@ -62,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="a memory root with an index")
     parser.add_argument("--repeats", type=int, default=10, help="runs of each query per row (default 10)")
     parser.add_argument("-k", type=int, default=10)
+    parser.add_argument("--stand-in", action="store_true",
+                        help="the memory was built by bench/bench_scale.py with its stand-in embedder (bench/scale_memory.py)")
     args = parser.parse_args(argv)
     if not (args.root / "index").is_dir():
         print(f"no index under {args.root}: run bench/bench_vs_memsearch.py --only search first, or pass --root")
@@ -78,7 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     from memdown.services.search import _rows, _to_hit, _today, build_where, search_table
     from memdown.services.timeframe import find_range
 
-    mem = Memory(args.root)
+    if args.stand_in:
+        sys.path.insert(0, str(HERE))
+        from scale_memory import HashedBagOfWords
+
+        mem = Memory(args.root, embedder=HashedBagOfWords())
+    else:
+        mem = Memory(args.root)
     mem.search("warm up", k=args.k)  # model loaded, table open, markdown read once
     table, tbl = mem.table, mem.table.table
     options = mem._options(k=args.k)
