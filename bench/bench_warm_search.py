@@ -5,7 +5,7 @@
     python bench/bench_warm_search.py --stand-in --root bench/.work/scale/10000/.memdown   # after bench_scale.py --sizes 10000 --steps build
 
 Both sides get the same query vectors (embedded once, before timing), the same k and the same open
-table. Rows (medians over queries × repeats, CPU of the whole process, LanceDB's threads included, and wall):
+table. Rows (medians over queries × repeats, run interleaved, CPU of the whole process, LanceDB's threads included, and wall):
 - ``lancedb hybrid``: ``table.search(query_type="hybrid")`` with its ``RRFReranker``, limit k, every
   column (what a caller of LanceDB gets);
 - ``lancedb hybrid, memdown's depth``: the same, with memdown's hidden-kind filter and limit (``DEPTH``
@@ -112,27 +112,29 @@ def main(argv: list[str] | None = None) -> int:
                    .distance_type("cosine").rerank(RRFReranker()))
         return [_to_hit(r, "hybrid") for r in _rows(tbl, table.ann.tune(builder), where, depth, taken[q], MATCH_TOP)]
 
-    rows: dict[str, list[tuple[float, float]]] = {}
-
-    def row(name: str, fn: Callable[[str], object]) -> None:
-        rows[name] = [s for q in QUERIES for s in timed(lambda: fn(q), args.repeats)]
-
-    row("lancedb hybrid (limit k, all columns)", lambda q: hybrid(q, args.k, False))
-    row(f"lancedb hybrid (filter, limit {depth})", lambda q: hybrid(q, depth, True))
-    row("memdown: ranking (_rows)", ranked)
     hits = {q: ranked(q) for q in QUERIES}
-    row("memdown: match (assess)", lambda q: assess(table, q, vectors[q], hits[q], taken[q]))
-
     # rank_windows writes scores, windows and notes into its hits: each run gets fresh copies, made untimed
     fresh = {q: [[replace(h, notes=[], window=None) for h in hits[q]] for _ in range(args.repeats)] for q in QUERIES}
 
     def build_windows(q: str):
         return windows.rank_windows(fresh[q].pop(), mem.root, table.files, args.k, windows.WindowOptions(
             max_chars=options.window_chars), find_range(q, _today(options.today)))
-    row("memdown: windows (rank_windows)", build_windows)
-    row("memdown search_table", lambda q: search_table(table, mem.embedder, q, mem._options(k=args.k), mem.root,
-                                                      query_vector=vectors[q]))
-    row("memdown Memory.search (refresh, embeds)", lambda q: mem.search(q, k=args.k))
+
+    paths: dict[str, Callable[[str], object]] = {
+        "lancedb hybrid (limit k, all columns)": lambda q: hybrid(q, args.k, False),
+        f"lancedb hybrid (filter, limit {depth})": lambda q: hybrid(q, depth, True),
+        "memdown: ranking (_rows)": ranked,
+        "memdown: match (assess)": lambda q: assess(table, q, vectors[q], hits[q], taken[q]),
+        "memdown: windows (rank_windows)": build_windows,
+        "memdown search_table": lambda q: search_table(table, mem.embedder, q, mem._options(k=args.k), mem.root,
+                                                       query_vector=vectors[q]),
+        "memdown Memory.search (refresh, embeds)": lambda q: mem.search(q, k=args.k),
+    }
+    rows: dict[str, list[tuple[float, float]]] = {name: [] for name in paths}
+    for _ in range(args.repeats):  # interleaved: a load that changes during the run reaches every row alike
+        for q in QUERIES:
+            for name, fn in paths.items():
+                rows[name] += timed(lambda: fn(q), 1)
 
     base = statistics.median(s[0] for s in rows["lancedb hybrid (limit k, all columns)"])
     base_cpu = statistics.median(s[1] for s in rows["lancedb hybrid (limit k, all columns)"])
