@@ -6,13 +6,16 @@ Runs repeated real `claude -p` sessions (the pinned CLI, see tests/e2e) against 
 local fake Messages API and reads the client's own per-hook timings from
 `--debug-file` ("Hooks: X [...] finished with status 0 (NNNms)"). Each session:
 SessionStart, one prompt (UserPromptSubmit), a Skill call (PreToolUse, matcher
-"Skill"), Stop and SessionEnd. Sessions alternate between
+"Skill"), two Bash calls (PreToolUse, matcher "Bash": memdown's guard hook, with
+a guards.json in MEMDOWN_HOME holding one approved guard, "Never run `git push
+--force`."; `ls -la` passes it, `git push --force` is stopped), Stop and
+SessionEnd. Sessions alternate between
 
   memdown  this checkout installed the way a plugin user gets it: a regular
            (non-editable) venv at ${CLAUDE_PLUGIN_DATA}/venv, made once with pip
            under bench/.work/client-hooks/ (or --venv), a month of daily logs;
   floor    a plugin with the same hooks whose command is a shell script that
-           prints {} (and a same-named forked skill).
+           prints {} (and a same-named forked skill; its Bash hook passes both).
 
 The client logs no duration for SessionEnd (2.1.328 writes only "completed with
 status"); its figure is the time from the previous debug line to the hook's
@@ -22,8 +25,8 @@ are waited for between sessions so they do not load the next one.
 Also printed: shell-level costs outside the client (the shim's lookup with a
 memdown that is a no-op shell script, the venv interpreter with and without
 site, `memdown hook` through the shim) and the load average.
-Goals (issue #8, client-seen medians): UserPromptSubmit <= 40 ms, Stop <= 60 ms,
-SessionStart <= 120 ms, SessionEnd well inside 1.5 s.
+Goals (issues #8 and #21, client-seen medians): UserPromptSubmit <= 40 ms, Stop <= 60 ms,
+SessionStart <= 120 ms, any PreToolUse <= 40 ms, SessionEnd well inside 1.5 s.
 """
 from __future__ import annotations
 
@@ -48,8 +51,14 @@ from tests.e2e.fake_api import FakeMessagesAPI, Reply, Request  # noqa: E402
 
 WORK = HERE / ".work" / "client-hooks"
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
-GOALS = {"UserPromptSubmit": 40, "Stop": 60, "SessionStart": 120}
-FINISHED = re.compile(r"Hooks: (?P<event>[A-Za-z]+)(?::\S+)? \[(?P<cmd>[^\]]*)\].* finished with status (?P<st>-?\d+) \((?P<ms>\d+)ms\)")
+# The model's Bash calls, in order, and how memdown's guard hook treats each (the guard below).
+BASH_CALLS = (("ls -la", "passes"), ("git push --force", "stopped"))
+GUARD_RULE = "Never run `git push --force`."
+# Rows of the table: PreToolUse once per tool call it ran for.
+ROWS = ["SessionStart", "UserPromptSubmit", "PreToolUse(Skill)",
+        *(f"PreToolUse(Bash, guard {verdict})" for _, verdict in BASH_CALLS), "Stop", "SessionEnd"]
+GOALS = {"UserPromptSubmit": 40, "Stop": 60, "SessionStart": 120, **{row: 40 for row in ROWS if row.startswith("PreToolUse")}}
+FINISHED = re.compile(r"Hooks: (?P<event>[A-Za-z]+)(?::(?P<tool>\S+))? \[(?P<cmd>[^\]]*)\].* finished with status (?P<st>-?\d+) \((?P<ms>\d+)ms\)")
 COMPLETED = re.compile(r"\] (?P<event>[A-Za-z]+)(?::\S+)? \[(?P<cmd>[^\]]*)\] completed with status (?P<st>-?\d+)")
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z")
 
@@ -84,8 +93,9 @@ def floor_plugin(root: Path) -> Path:
     noop.write_text("#!/bin/sh\nprintf '{}\\n'\n")
     noop.chmod(0o755)
     command = '"${CLAUDE_PLUGIN_ROOT}/hooks/noop"'
-    config = {event: [{**({"matcher": "Skill"} if event == "PreToolUse" else {}),
-                       "hooks": [{"type": "command", "command": command, "timeout": 10}]}] for event in EVENTS}
+    config = {event: [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}] for event in EVENTS}
+    config["PreToolUse"] = [{"matcher": tool, "hooks": [{"type": "command", "command": command, "timeout": 10}]}
+                            for tool in ("Skill", "Bash")]
     (hooks / "hooks.json").write_text(json.dumps({"hooks": config}))
     skill = root / "skills" / "memory-recall"
     skill.mkdir(parents=True, exist_ok=True)
@@ -111,8 +121,11 @@ def responder(skill: str):
             return Reply.text("- Looked at the rounding code\n- Nothing changed")
         if "# Recall from memdown memory" in req.all_text():
             return Reply.text("No earlier record (benchmark).")
-        if req.last_tool_result() is None:
+        done = len(req.tool_results())
+        if done == 0:
             return Reply.tool("Skill", {"skill": skill, "args": "rounding bug"})
+        if done <= len(BASH_CALLS):
+            return Reply.tool("Bash", {"command": BASH_CALLS[done - 1][0], "description": "benchmark step"})
         return Reply.text("Done.")
     return answer
 
@@ -138,14 +151,39 @@ def session_end_estimate(text: str, marker: str) -> float | None:
 
 def client_timings(text: str, marker: str) -> dict[str, float]:
     found: dict[str, float] = {}
+    bash = 0
     for line in text.splitlines():
         m = FINISHED.search(line)
-        if m and marker in m["cmd"] and m["event"] in EVENTS and m["event"] not in found and m["st"] == "0":
-            found[m["event"]] = float(m["ms"])
+        if not (m and marker in m["cmd"] and m["event"] in EVENTS and m["st"] == "0"):
+            continue
+        row = m["event"]
+        if row == "PreToolUse" and m["tool"] == "Bash":  # the k-th Bash call of the session
+            if bash >= len(BASH_CALLS):
+                continue
+            row, bash = f"PreToolUse(Bash, guard {BASH_CALLS[bash][1]})", bash + 1
+        elif row == "PreToolUse":
+            row = f"PreToolUse({m['tool'] or 'Skill'})"
+        if row in ROWS and row not in found:
+            found[row] = float(m["ms"])
     end = session_end_estimate(text, marker)
     if end is not None:
         found["SessionEnd"] = end
     return found
+
+
+def memdown_home(home: Path) -> Path:
+    """MEMDOWN_HOME of a benchmark session, holding the guard file an approval writes (learning.guards)."""
+    folder = home / "memdown-home"
+    if not (folder / "guards.json").exists():
+        from memdown import shellguard
+        from memdown.learning.guards import compile_rule
+
+        spec = compile_rule(GUARD_RULE)
+        assert spec is not None, GUARD_RULE
+        folder.mkdir(parents=True, exist_ok=True)
+        guard = {"id": "B1", "token": "bench", "root": "", "rule": GUARD_RULE, "approved": "2026-11-27", **spec}
+        (folder / shellguard.GUARD_FILE).write_text(json.dumps({"format": shellguard.FORMAT, "guards": [guard]}))
+    return folder
 
 
 def wait_for_jobs(project: Path, timeout: float = 180) -> None:
@@ -172,7 +210,7 @@ def run_session(cli: str, plugin: Path, marker: str, skill: str, tmp: Path, venv
     with FakeMessagesAPI(responder(skill)) as api:
         env = {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
                "ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-bench",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "MEMDOWN_HOME": str(home / "memdown-home"),
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "MEMDOWN_HOME": str(memdown_home(home)),
                "MEMDOWN_WATCH_ENABLED": "0", "LANCEDB_LOG": "error", "LANG": "C.UTF-8"}
         subprocess.run([str(bin_dir / "claude"), "-p", "--plugin-dir", str(plugin), "--debug-file", str(debug),
                         "--", "Why did the order totals rounding break again?"],
@@ -223,6 +261,12 @@ def shell_costs(venv: Path, runs: int) -> dict[str, tuple[float, float]]:
         "console script: memdown hook Stop (no memory root)": median_ms([str(venv / "bin" / "memdown"), "hook", "Stop"], real),
         "shim: memdown hook Stop (no memory root)": median_ms([shim, "Stop"], real),
     }
+    guarded = {**real, "MEMDOWN_HOME": str(memdown_home(tmp))}
+    for command, verdict in BASH_CALLS:
+        call = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command},
+                           "cwd": str(tmp)}).encode()
+        out[f"shim: PreToolUse guards, Bash {command!r} ({verdict})"] = median_ms([shim, "PreToolUse", "guards"],
+                                                                              guarded, call)
     shutil.rmtree(tmp, ignore_errors=True)
     return out
 
@@ -263,8 +307,8 @@ def main() -> None:
         print(f"  session {i + 1}/{args.sessions} done (load {loads[-1]:.2f})", flush=True)
     (WORK / "results.json").write_text(json.dumps({"version": version, "sessions": results}, indent=1))
     print(f"\nclient-measured hook time, median of {args.sessions} sessions ({version}, --debug-file)")
-    print(f"{'hook':18} {'memdown ms':>11} {'floor ms':>9} {'goal':>8}  n")
-    for event in EVENTS:
+    print(f"{'hook':31} {'memdown ms':>11} {'floor ms':>9} {'goal':>8}  n")
+    for event in ROWS:
         mem, flo = results["memdown"].get(event, []), results["floor"].get(event, [])
         med = statistics.median(mem) if mem else float("nan")
         goal = GOALS.get(event)
@@ -272,7 +316,7 @@ def main() -> None:
         verdict = "" if not goal or not mem else ("  met" if med <= goal else "  MISSED")
         if event == "SessionEnd" and mem:
             verdict = "  met" if med < 1500 else "  MISSED"
-        print(f"{event + ('*' if event == 'SessionEnd' else ''):18} {med:11.0f} "
+        print(f"{event + ('*' if event == 'SessionEnd' else ''):31} {med:11.0f} "
               f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
     print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
     shell = shell_costs(venv, args.shell_runs)
@@ -281,7 +325,7 @@ def main() -> None:
 
     print(f"\nshell-level costs outside the client, median of {args.shell_runs} (wall / CPU user+sys)")
     for label, (wall, cpu) in shell.items():
-        print(f"  {label:55} {wall:7.1f} ms  {cpu:6.1f} ms CPU")
+        print(f"  {label:62} {wall:7.1f} ms  {cpu:6.1f} ms CPU")
     print(f"\nload average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f} "
           f"(cores: {os.cpu_count()})")
 
