@@ -120,6 +120,9 @@ _FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
                      r"ngrok|requestbin)|\bhttps?://[^\s]+\?(?:[^\s]*=)\$"),
 )
 FLAGS = tuple((reason, _Lazy(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
+# Characters none of the flag patterns (each needs a word) or the tag pattern (a "<") can match on their own:
+# text made only of these is never flagged (tests/attack/test_context_gate.py tries every short string of them).
+_INERT = frozenset("0123456789-.:/_ ")
 
 
 class Gated(str):
@@ -191,6 +194,8 @@ def flags(text: str) -> list[str]:
     Judged on :func:`normalized` text (what the model reads, disguises removed), so
     ``ig\u00adnore prev\u0456ous instructions`` cannot slip past as other words.
     """
+    if _INERT.issuperset(text):  # a date, a time, a count (NFKC leaves them as they are): no pattern compiled
+        return []
     plain = normalized(text)
     found = [reason for reason, pattern in FLAGS if pattern.search(plain)]
     if "<" in plain and _TAGS.search(plain):  # (every tag starts with one: no compile for text without)

@@ -32,7 +32,9 @@ _JSON = {"__future__", "_collections", "_functools", "_json", "_operator", "_sre
 # pathlib and what it brings (urllib.parse, ipaddress), fcntl for the file layer's locks. Not signal (the runner
 # arms its timer with _signal), contextlib (the file layer's lock is a class) or typing.
 _BASE = _START | _JSON | {"pathlib", "fnmatch", "ntpath", "urllib", "ipaddress", "warnings", "errno", "fcntl"}
-_FENCED = {"unicodedata"}  # the fence judges NFKC text: only a hook that fenced repository text loads it
+# The fence judges NFKC text: only a hook that fenced repository text loads it (UserPromptSubmit's hint names
+# the usual folder and a date-named file: nothing to judge).
+_FENCED = {"unicodedata"}
 _HASH_AND_TYPING = {"_blake2", "_hashlib", "hashlib", "typing", "_typing", "contextlib"}
 # The hook skeleton: entry, runner, where-is-the-root, the file layer (not its compare-and-swap editor), the hook log.
 _SKELETON = ["memdown", "memdown.entry", "memdown.envflags", "memdown.errors", "memdown.paths", "memdown.hooks",
@@ -46,7 +48,7 @@ _PRETOOL = ["memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "me
             "memdown.hooks.pretool"]
 
 ALLOWED: dict[str, dict[str, object]] = {
-    "UserPromptSubmit": {"stdlib": _BASE | _FENCED, "memdown": _HOOK_CORE + [
+    "UserPromptSubmit": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
         "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session"]},
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,

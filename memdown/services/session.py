@@ -214,9 +214,11 @@ def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, sho
     days = paths.daily_files(root)
     if not days:
         return ""
-    # The folder and the file name come from the file system (a committed name can hold anything).
+    # The folder and the file name come from the file system (a committed name can hold anything); the
+    # folder's usual name, memdown's own word, is not judged (no flag pattern compiled for it).
+    where = shown_as if shown_as == paths.MEMORY_DIR_NAME else field(shown_as)
     lines = [own_line(
-        f"This project has memdown memory: {len(days)} daily log(s) in {field(shown_as)}/memory "
+        f"This project has memdown memory: {len(days)} daily log(s) in {where}/memory "
         f"(latest {field(days[0].stem, 40)}). Past work, decisions and fixes can be recalled with the "
         "memory-recall skill (memdown search → expand → transcript).")]
     pointers = config["hooks.prompt_pointers"]
