@@ -18,7 +18,8 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.live.client import ask_daemon
 from memdown.daemon.server import Daemon
-from memdown.services.verify import repair, verify
+from memdown.services.repair import repair
+from memdown.services.verify import verify
 
 CASES = sorted(DAMAGE)
 

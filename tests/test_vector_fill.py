@@ -15,7 +15,8 @@ from memdown.services import text_first as vector_fill
 from memdown.services.text_first import pending_vectors
 from memdown.services.vector_fill import fill_vectors
 from memdown.services.vector_index import ann_due
-from memdown.services.verify import repair, verify
+from memdown.services.repair import repair
+from memdown.services.verify import verify
 
 WORDS = ["alpha", "beta", "gamma", "delta", "okapi", "zebra", "walrus", "heron", "lynx", "otter"]
 

@@ -10,7 +10,8 @@ import pytest
 
 from conftest import run_memdown
 from memdown.api import Memory
-from memdown.services.verify import repair, verify
+from memdown.services.repair import repair
+from memdown.services.verify import verify
 
 
 def day(n: int, *sections: str) -> str:
@@ -69,6 +70,20 @@ def test_healthy_index_verifies(built: Memory, fake_embedder) -> None:
     assert report.ok and report.index_state == "ok" and report.problems == []
     assert report.rows == report.chunks_expected == 13
     assert report.markdown_files == 6
+
+
+def test_verify_reports_counts_as_it_goes(built: Memory, fake_embedder) -> None:
+    """`verify` on a big memory says how far it is: files read, then rows checked, each up to its total."""
+    heard: list[tuple[str, int, int]] = []
+    report = verify(fresh(built.root, fake_embedder), lambda stage, done, total: heard.append((stage, done, total)))
+    assert report.ok, report.problems
+    for stage, total in (("reading the markdown", report.markdown_files), ("checking every row", report.rows)):
+        counts = [(done, of) for s, done, of in heard if s == stage]
+        assert counts and all(of == total for _done, of in counts), (stage, counts)
+        assert [done for done, _of in counts] == sorted(done for done, _of in counts)
+        assert counts[0][0] == 0 and counts[-1][0] == total
+    stages = [s for s, _d, _t in heard]
+    assert stages.index("checking every row") > max(i for i, s in enumerate(stages) if s == "reading the markdown")
 
 
 def test_deleted_data_file(built: Memory, fake_embedder) -> None:

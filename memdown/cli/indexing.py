@@ -76,13 +76,14 @@ def verify(repair: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Check the index against the markdown: missing, outdated and orphaned
     chunks, row counts, model, unreadable index files. Exit code 5 if
     problems remain."""
-    from ..services import verify as verify_service
+    from ..services.repair import repair as repair_index
+    from ..services.verify import verify as verify_index
 
     mem = open_memory(memory_dir)
-    with Progress("checking the index against the markdown"):
-        before = verify_service.verify(mem)
-    with Progress("repairing the index"):
-        after = verify_service.repair(mem, before) if repair and not before.ok else None
+    with Progress("checking the index against the markdown") as progress:
+        before = verify_index(mem, progress)
+    with Progress("repairing the index") as progress:
+        after = repair_index(mem, before, progress) if repair and not before.ok else None
     final = after or before
     if as_json:
         data = before.to_dict()

@@ -28,9 +28,7 @@ indexed, so the digest of its rows in the table must equal the fingerprint
 recorded then (``FileRecord.rows``). Only changed files, and records without a
 fingerprint, are chunked again.
 
-Repair rebuilds the whole index when it is missing, unreadable or built with
-another model or settings, and otherwise re-indexes only the affected files
-(vectors come from the rows or the embedding cache, so little is re-embedded).
+Repair (``services.repair``) acts on what this finds.
 """
 from __future__ import annotations
 
@@ -39,14 +37,14 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import fsutil, paths
 from ..errors import IndexUnavailableError
 from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, rows_digest
 from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
-from ..store.daily import heal_all, vanished
+from ..store.daily import vanished
 from ..store.reader import UnreadableFile, read_memory_file
 from .indexing import chunk_options, index_identity, memory_files
 from .job_status import verify_lines as capture_status
@@ -59,6 +57,13 @@ if TYPE_CHECKING:
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
                  "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
 _SCAN_BATCH = 16384  # rows per Arrow batch of the full scan
+
+# ``progress(stage, done, total)``, as ``cli.progress.Progress`` takes it.
+ProgressFn = Callable[[str, int, int], None]
+
+
+def quiet(stage: str, done: int, total: int) -> None:
+    pass
 
 
 @dataclass
@@ -120,13 +125,15 @@ def _fingerprints(mem: "Memory") -> dict[str, FileRecord]:
     return {source: rec for source, rec in (read_records(index_dir) or {}).items() if rec.rows}
 
 
-def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
+def _markdown_side(mem: "Memory", report: VerifyReport, progress: ProgressFn) -> dict[str, _Expected]:
     """What each file must have in the index: its chunks, or (content unchanged) its recorded fingerprint."""
     options = chunk_options(mem.config)
     max_bytes = int(mem.config["index.max_file_mb"] * 1_000_000)
     known = _fingerprints(mem)
     expected: dict[str, _Expected] = {}
-    for source, path in memory_files(mem.root):  # + Claude Code's auto memory
+    files = list(memory_files(mem.root))  # + Claude Code's auto memory
+    for done, (source, path) in enumerate(files):
+        progress("reading the markdown", done, len(files))
         report.markdown_files += 1
         try:
             mfile = read_memory_file(mem.root, Path(path), max_bytes=max_bytes)
@@ -144,11 +151,12 @@ def _markdown_side(mem: "Memory", report: VerifyReport) -> dict[str, _Expected]:
         rows = {c.id: chunk_key(c) for c in chunks}
         expected[source] = _Expected(Path(path), sha256, rows)
         report.chunks_expected += len(rows)
+    progress("reading the markdown", len(files), len(files))
     return expected
 
 
-def _scan_table(table: ChunkTable, report: VerifyReport,
-                cached: "VectorCheck | None" = None) -> dict[str, dict[str, tuple]] | None:
+def _scan_table(table: ChunkTable, report: VerifyReport, cached: "VectorCheck | None" = None,
+                progress: ProgressFn = quiet) -> dict[str, dict[str, tuple]] | None:
     """Every row, read column by column (damaged files fail here); None if unreadable.
 
     Rows become Python values only as the comparable tuples (nulls filled by
@@ -159,6 +167,8 @@ def _scan_table(table: ChunkTable, report: VerifyReport,
     seen = 0
     filling = bool(table.meta and table.meta.vectors_missing)  # NULL vectors are pending, not damage
     try:
+        counted = table.count()
+        progress("checking every row", 0, counted)
         reader = table.table.search().select(_SCAN_COLUMNS).limit(None).to_batches(_SCAN_BATCH)
         for batch in reader:  # every column is read (damage fails here); only these become Python values
             keys = _row_keys(batch)
@@ -177,7 +187,7 @@ def _scan_table(table: ChunkTable, report: VerifyReport,
                     report.duplicate_rows += 1
                 rows[key[0]] = key
             seen += batch.num_rows
-        counted = table.count()
+            progress("checking every row", min(seen, counted), counted)
         if counted != seen:
             report.corrupted.append(f"the table counts {counted} rows but a full scan read {seen}")
         if report.bad_vectors:
@@ -227,12 +237,13 @@ def _vector_check(mem: "Memory", dim: int) -> "VectorCheck":
     return VectorCheck(mem.embedder.cache, mem.embedder.model_id, dim)
 
 
-def verify(mem: "Memory") -> VerifyReport:
-    """Check the index against the markdown; changes nothing."""
+def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
+    """Check the index against the markdown; changes nothing. ``progress(stage, done, total)`` hears
+    how far the two long parts are: reading the markdown (files) and checking every row (rows)."""
     started = time.perf_counter()
     paths.require_root(mem.root)
     report = VerifyReport(root=str(mem.root))
-    expected = _markdown_side(mem, report)
+    expected = _markdown_side(mem, report, progress)
     configured = mem.embedder.model_id  # no model load: the id is known up front
     report.model = {"configured": configured, "index": None}
     _check_cache(mem, report)
@@ -257,7 +268,7 @@ def verify(mem: "Memory") -> VerifyReport:
                 report.settings_mismatch = True
                 report.problems.append("index built with other chunking or full-text settings")
             usable = report.embedding_cache == "ok" and mem.embedder.cache is not None
-            actual = _scan_table(table, report, _vector_check(mem, table.meta.dim) if usable else None)
+            actual = _scan_table(table, report, _vector_check(mem, table.meta.dim) if usable else None, progress)
             spot_check(mem, report)  # are the cached vectors their text's at all?
         if report.corrupted:
             report.index_state = "corrupted"
@@ -319,82 +330,3 @@ def _compare(table: ChunkTable, expected: dict[str, _Expected], actual: dict[str
         report.problems.append(f"the index holds {report.rows} chunks but the markdown produces {report.chunks_expected}")
     if report.problems and report.index_state == "ok":
         report.index_state = "inconsistent"
-
-
-def repair(mem: "Memory", report: VerifyReport | None = None) -> VerifyReport:
-    """Fix what :func:`verify` found; returns a fresh report of the repaired index.
-
-    Writes back entries lost in a race, then touches only the index. Partial repair first (drop orphans, re-index
-    affected files); if the index still does not verify, rebuild it whole.
-    """
-    report = report or verify(mem)
-    if report.ok:
-        return report
-    actions: list[str] = []
-    if report.missing_turns:
-        actions.append(f"wrote back {len(heal_all(mem.root))} entr(ies) lost in a race")
-        report = verify(mem)
-    if report.embedding_cache != "ok":
-        mem.embedder.cache.reset()
-        actions.append("started a new embedding cache (the damaged one was moved aside)")
-    if report.needs_rebuild or report.model_mismatch or report.settings_mismatch:
-        actions.append(_rebuild(mem, report.index_state))
-    elif report.index_state == "ok":
-        pass  # only the embedding cache needed fixing
-    else:
-        try:
-            actions.append(_partial(mem, report))
-        except Exception as exc:  # the table would not take the partial fix: rebuild
-            actions.append(f"partial repair failed ({type(exc).__name__}); {_rebuild(mem, 'partial repair failed')}")
-    after = verify(mem)
-    if not after.ok and not after.needs_rebuild:
-        actions.append(_rebuild(mem, "still inconsistent after a partial repair"))
-        after = verify(mem)
-    after.repaired = actions
-    return after
-
-
-def _rebuild(mem: "Memory", why: str) -> str:
-    result = mem.index(rebuild=True)
-    return (f"rebuilt the whole index ({why}): {result.chunks_total} chunks from {result.files_indexed} file(s), "
-            f"{result.embedded} embedded")
-
-
-def _partial(mem: "Memory", report: VerifyReport) -> str:
-    """Make files.json agree with the rows, drop orphans, then re-index the affected files.
-
-    Records of outdated files are set to "unknown" (size -1, no sha) with the
-    row count they really have, so the table opens (counts agree) and the
-    indexer re-reads exactly those files, reusing their rows' vectors.
-    """
-    root = mem.root
-    table = ChunkTable(paths.index_dir(root))
-    with fsutil.file_lock(paths.lock_file(root, "index"), timeout=120):
-        table.open(verify_count=False)
-        for source in report.orphaned:
-            table.replace_source(source, [])
-            table.files.pop(source, None)
-        if report.outdated:
-            counts = _rows_per_source(table, set(report.outdated))
-            for source in report.outdated:
-                old = table.files.get(source)
-                table.files[source] = FileRecord(-1, old.mtime_ns if old else 0, "", counts.get(source, 0))
-        table.save_sidecars()
-    targets = [root / s for s in report.outdated + report.not_indexed]
-    result = mem.index(targets) if targets else None
-    parts = []
-    if report.orphaned:
-        parts.append(f"dropped {report.orphaned_chunks} orphaned chunk(s) of {len(report.orphaned)} file(s)")
-    if result is not None:
-        parts.append(f"re-indexed {len(targets)} file(s) (+{result.chunks_added}/-{result.chunks_removed} chunks, "
-                     f"{result.embedded} embedded)")
-    return "; ".join(parts) or "nothing to do"
-
-
-def _rows_per_source(table: ChunkTable, sources: set[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for batch in table.table.search().select(["source"]).limit(None).to_batches(8192):
-        for source in batch.column("source").to_pylist():
-            if source in sources:
-                counts[source] = counts.get(source, 0) + 1
-    return counts
