@@ -303,6 +303,9 @@ def _import_lancedb_meanwhile() -> None:
 
     if "lancedb" in sys.modules:
         return
+    # numpy first, here: LanceDB and the model both import it, and while one thread held its import the
+    # other waited on its lock and then on the GIL (~30 ms of a cold search's wall at load ~1.5).
+    import numpy  # noqa: F401
     import threading
 
     def run() -> None:
