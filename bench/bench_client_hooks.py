@@ -1,6 +1,6 @@
 """Hook latency as Claude Code itself measures it, memdown vs a no-op floor plugin.
 
-    python bench/bench_client_hooks.py [--sessions 6] [--claude PATH] [--venv PATH]
+    python bench/bench_client_hooks.py [--sessions 6] [--claude PATH] [--venv PATH] [--compare VENV]
 
 Runs repeated real `claude -p` sessions (the pinned CLI, see tests/e2e) against a
 local fake Messages API and reads the client's own per-hook timings from
@@ -16,6 +16,9 @@ SessionEnd. Sessions alternate between
            under bench/.work/client-hooks/ (or --venv), a month of daily logs;
   floor    a plugin with the same hooks whose command is a shell script that
            prints {} (and a same-named forked skill; its Bash hook passes both).
+  compare  (with --compare VENV) memdown again, from another non-editable venv
+           (e.g. `pip install --no-deps <an older checkout>`): a before/after
+           at the same load.
 
 The client logs no duration for SessionEnd (2.1.328 writes only "completed with
 status"); its figure is the time from the previous debug line to the hook's
@@ -201,6 +204,10 @@ def run_session(cli: str, plugin: Path, marker: str, skill: str, tmp: Path, venv
         data.mkdir(parents=True, exist_ok=True)
         if not (data / "venv").exists():
             (data / "venv").symlink_to(venv)
+        # Up to date with the plugin: else the shim's SessionStart upgrades the venv from this checkout in the
+        # background (a pip install during the run, and --compare would end up measuring this checkout twice).
+        version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())["version"]
+        (venv / ".plugin-version").write_text(f"{version}\n")
     project = tmp / "project"
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -277,6 +284,8 @@ def main() -> None:
     parser.add_argument("--claude", help="the Claude Code CLI (default: $MEMDOWN_E2E_CLAUDE or .e2e/claude-code)")
     parser.add_argument("--venv", help="an existing non-editable memdown venv to use as the plugin's venv")
     parser.add_argument("--shell-runs", type=int, default=20)
+    parser.add_argument("--compare", metavar="VENV", help="a second non-editable memdown venv (an older version), "
+                        "run in turn with this one through the same shim, so both see the same load")
     args = parser.parse_args()
     cli = find_claude(args.claude)
     venv = plugin_venv(args.venv)
@@ -284,22 +293,20 @@ def main() -> None:
     WORK.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="memdown-clientbench-"))
     floor = floor_plugin(scratch / "floor-plugin")
-    results: dict[str, dict[str, list[float]]] = {"memdown": {}, "floor": {}}
+    plugins = [("memdown", REPO, "memdown-hook", "memdown:memory-recall", venv),
+               ("floor", floor, "/hooks/noop", "floor:memory-recall", None)]
+    if args.compare:
+        plugins.insert(1, ("compare", REPO, "memdown-hook", "memdown:memory-recall", Path(args.compare)))
+    results: dict[str, dict[str, list[float]]] = {name: {} for name, *_ in plugins}
     loads = [os.getloadavg()[0]]
-    for name, plugin, marker, skill, plugin_venv_dir in (
-        ("memdown", REPO, "memdown-hook", "memdown:memory-recall", venv),
-        ("floor", floor, "/hooks/noop", "floor:memory-recall", None),
-    ):
+    for name, plugin, marker, skill, plugin_venv_dir in plugins:
         tmp = scratch / name
         (tmp / "project" / ".git").mkdir(parents=True)
         month_of_memory(tmp / "project")
         # one warm-up session (first start of the CLI and of the venv's files), not counted
         run_session(cli, plugin, marker, skill, tmp, plugin_venv_dir)
     for i in range(args.sessions):
-        for name, plugin, marker, skill, plugin_venv_dir in (
-            ("memdown", REPO, "memdown-hook", "memdown:memory-recall", venv),
-            ("floor", floor, "/hooks/noop", "floor:memory-recall", None),
-        ):
+        for name, plugin, marker, skill, plugin_venv_dir in plugins:
             timings = run_session(cli, plugin, marker, skill, scratch / name, plugin_venv_dir)
             for event, ms in timings.items():
                 results[name].setdefault(event, []).append(ms)
@@ -307,16 +314,19 @@ def main() -> None:
         print(f"  session {i + 1}/{args.sessions} done (load {loads[-1]:.2f})", flush=True)
     (WORK / "results.json").write_text(json.dumps({"version": version, "sessions": results}, indent=1))
     print(f"\nclient-measured hook time, median of {args.sessions} sessions ({version}, --debug-file)")
-    print(f"{'hook':31} {'memdown ms':>11} {'floor ms':>9} {'goal':>8}  n")
+    compare = f" {'compare ms':>11}" if args.compare else ""
+    print(f"{'hook':31} {'memdown ms':>11}{compare} {'floor ms':>9} {'goal':>8}  n")
     for event in ROWS:
         mem, flo = results["memdown"].get(event, []), results["floor"].get(event, [])
+        other = results.get("compare", {}).get(event, [])
+        compare = f" {statistics.median(other) if other else float('nan'):11.0f}" if args.compare else ""
         med = statistics.median(mem) if mem else float("nan")
         goal = GOALS.get(event)
         goal_text = f"<= {goal}" if goal else ("< 1500" if event == "SessionEnd" else "")
         verdict = "" if not goal or not mem else ("  met" if med <= goal else "  MISSED")
         if event == "SessionEnd" and mem:
             verdict = "  met" if med < 1500 else "  MISSED"
-        print(f"{event + ('*' if event == 'SessionEnd' else ''):31} {med:11.0f} "
+        print(f"{event + ('*' if event == 'SessionEnd' else ''):31} {med:11.0f}{compare} "
               f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
     print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
     shell = shell_costs(venv, args.shell_runs)

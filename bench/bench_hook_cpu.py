@@ -50,6 +50,8 @@ def plugin_data(tmp: Path) -> Path:
     (venv / "bin" / "python").symlink_to(sys.executable)
     (venv / "bin" / "memdown").write_text("#!/bin/sh\nexit 0\n")  # only looked for; the shim starts python
     (venv / "bin" / "memdown").chmod(0o755)
+    version = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())["version"]
+    (venv / ".plugin-version").write_text(f"{version}\n")  # up to date: SessionStart starts no upgrade
     (venv / "pyvenv.cfg").write_text(f"home = {Path(sysconfig.get_paths()['scripts'])}\n"
                                      f"include-system-site-packages = false\nversion = {sys.version.split()[0]}\n")
     return tmp / "data"
