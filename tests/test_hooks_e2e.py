@@ -118,8 +118,12 @@ def test_second_turn_goes_under_the_same_session_heading(tmp_path, memory_root, 
     first_session = text.index(f"session:{b.session_id}")
     other_session = text.index(f"session:{other.session_id}")
     second_turn = text.index(f"turn:{b.turn_uuids[1]}")
-    assert first_session < second_turn < other_session
-    assert text.count("## Session") == 2
+    # A day only grows at its end (docs/entries.md): the second turn follows the other session's
+    # section, under the first session's own heading repeated as "(continued)".
+    assert first_session < other_session < second_turn
+    headings = [line for line in text.splitlines() if line.startswith("## Session")]
+    assert len(headings) == 3 and headings[2] == headings[0] + " (continued)"
+    assert other_session < text.index(headings[2]) < second_turn
 
 
 def test_secrets_are_redacted_and_skip_marker_records_nothing(tmp_path, memory_root, isolate_paths, no_claude):
