@@ -64,27 +64,30 @@ def load_questions(split: str, *, with_real: bool) -> list[dict]:
     return [r for r in rows if with_real or r["source"] != "real"]
 
 
-def transcripts(with_real: bool, only: str = "") -> list[tuple[str, Path]]:
-    """(name used in the gold labels, path) of every transcript that feeds the memory."""
+def transcripts(with_real: bool, only: str = "", shared: frozenset[str] | None = None) -> list[tuple[str, Path]]:
+    """(name used in the gold labels, path) of every transcript that feeds the memory; ``shared``: only
+    these ../shared transcripts (a past figure's set: ../shared grows, and every file it adds is a distractor)."""
     found = [(f"synthetic/{p.name}", p) for p in sorted((DATA / "synthetic").glob(f"{only}*.jsonl"))]
     if with_real:
         for p in sorted(SHARED.rglob("*.jsonl")):
             rel = p.relative_to(SHARED)
-            if "subagents" not in rel.parts and not p.name.startswith("agent-") and p.name != "journal.jsonl":
+            if ("subagents" not in rel.parts and not p.name.startswith("agent-") and p.name != "journal.jsonl"
+                    and (shared is None or rel.as_posix() in shared)):
                 found.append((rel.as_posix(), p))
     return found
 
 
-# The captured memory is rebuilt when its inputs or the code that writes it change.
-CAPTURE_CODE = ("services/capture.py", "services/summarize.py", "store/daily.py", "store/anchors.py", "redact.py",
-                "transcript/parser.py", "transcript/render.py")
+# The captured memory is rebuilt when its inputs or the code that writes it change (a folder: all its modules).
+CAPTURE_CODE = ("services/capture.py", "services/summarize.py", "services/outcome.py", "fence.py", "redact",
+                "store", "transcript")
 
 
 def _stamp(items: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     for rel in CAPTURE_CODE:
         code = REPO / "memdown" / rel
-        digest.update(code.read_bytes() if code.is_file() else rel.encode())
+        for path in sorted(code.rglob("*.py")) if code.is_dir() else [code]:
+            digest.update(path.read_bytes() if path.is_file() else rel.encode())
     for name, path in items:
         digest.update(f"{name}\0{path.stat().st_size}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
     return digest.hexdigest()[:16]
@@ -116,11 +119,12 @@ def _capture_all(root: Path, items: list[tuple[str, Path]], config) -> dict:
     return summary
 
 
-def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "", embedder=None):
+def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "", embedder=None,
+                 shared: frozenset[str] | None = None):
     """Capture every transcript into a scratch memory (once per input set) and index it."""
     from memdown.api import Memory
     from memdown.config import coerce, load_config
-    items = transcripts(with_real, only)
+    items = transcripts(with_real, only, shared)
     config = load_config(None)
     config.values["summarizer"]["use_claude"] = False  # the extractive summarizer: deterministic, no `claude`
     config.values["archive"]["enabled"] = False
@@ -274,7 +278,8 @@ def evaluate_ranked(questions: list[dict], ranked: dict[str, tuple[list[Window],
 
 
 def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: bool = True,
-        overrides: dict[str, str] | None = None, work: Path = WORK, only: str = "", embedder=None) -> dict:
+        overrides: dict[str, str] | None = None, work: Path = WORK, only: str = "", embedder=None,
+        shared: frozenset[str] | None = None) -> dict:
     """The whole benchmark; ``only`` keeps the synthetic transcripts (and their questions) whose name starts so."""
     started = time.perf_counter()
     questions = load_questions(split, with_real=with_real)
@@ -282,7 +287,8 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
         questions = [q for q in questions if all(g["transcript"].startswith(f"synthetic/{only}") for g in q["gold"])]
     if limit:
         questions = questions[:limit]
-    mem, captured = build_memory(with_real, overrides or {}, work=work, only=only, embedder=embedder)
+    mem, captured = build_memory(with_real, overrides or {}, work=work, only=only, embedder=embedder, shared=shared)
+    n_real = sum(not name.startswith("synthetic/") for name, _ in transcripts(with_real, only, shared))
     build_s = time.perf_counter() - started
     expander = Expander(mem)
     # Relative dates in questions ("in March") count from the day after the newest entry, not the
@@ -318,7 +324,8 @@ def run(split: str, *, modes: list[str], with_real: bool, limit: int = 0, bm25: 
     for q in questions:
         types[q["type"]] = types.get(q["type"], 0) + 1
     return {"split": split, "questions": len(questions), "types": types, "memory": captured,
-            "real_transcripts": with_real, "unreachable": unreachable, "results": results, "median_search_ms": latency,
+            "real_transcripts": with_real and n_real, "unreachable": unreachable, "results": results,
+            "median_search_ms": latency,
             "build_seconds": build_s, "seconds": time.perf_counter() - started}
 
 
@@ -326,7 +333,7 @@ def print_table(report: dict, by_type: bool, misses: bool = False) -> None:
     print(f"split={report['split']} questions={report['questions']} "
           f"({', '.join(f'{k} {v}' for k, v in sorted(report['types'].items()))}); "
           f"memory: {report['memory']['sessions']} sessions, {report['memory']['turns']} turns; "
-          f"real transcripts {'included' if report['real_transcripts'] else 'ABSENT (synthetic only)'}")
+          f"real transcripts: {report['real_transcripts'] or 'ABSENT (synthetic only)'}")
     if report["unreachable"]:
         print(f"gold turns not in memory at all (capture dropped them): {', '.join(report['unreachable'])}")
     print(f"{'system':14} {'row':18} {'recall':>7} {'chars':>7} {'turns':>6}")
@@ -353,6 +360,8 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--no-real", action="store_true", help="leave out ../shared/transcripts even when present")
+    parser.add_argument("--shared-set", type=Path, metavar="FILE",
+                        help="only the ../shared transcripts FILE names (bench/conversations/shared_2026-11-22.txt)")
     parser.add_argument("--no-bm25", action="store_true")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
@@ -365,6 +374,15 @@ def main() -> None:
                         help="only warm search latency: LanceDB's hybrid query vs memdown units vs windows")
     args = parser.parse_args()
     with_real = not args.no_real and SHARED.is_dir()
+    shared = None
+    if args.shared_set:
+        try:
+            listed = args.shared_set.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            parser.error(f"--shared-set: {exc.strerror}: {args.shared_set}")
+        shared = frozenset(ln.strip() for ln in listed if ln.strip()[:1] not in ("", "#"))
+        if with_real and (absent := sorted(n for n in shared if not (SHARED / n).is_file())):
+            parser.error(f"{len(absent)} transcripts of {args.shared_set} are not in {SHARED}, e.g. {absent[0]}")
     if args.tune:
         from memdown.services import windows
         for item in args.tune:
@@ -380,7 +398,7 @@ def main() -> None:
             print(f"{name:28} {ms:7.1f} ms")
         return
     report = run(args.split, modes=[m for m in args.modes.split(",") if m], with_real=with_real, limit=args.limit,
-                 bm25=not args.no_bm25, overrides=dict(item.split("=", 1) for item in args.set))
+                 bm25=not args.no_bm25, overrides=dict(item.split("=", 1) for item in args.set), shared=shared)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

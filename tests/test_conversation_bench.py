@@ -102,3 +102,27 @@ def test_budget_counts_a_section_once_and_stops_at_the_limit():
     assert [k.key for k in kept] == [("a", 1), ("b", 1)]
     assert evaluator.score({"t1", "t3"}, kept) == (0.5, 3500, 2)
     assert [k.key for k in evaluator.within(windows, turns=2)] == [("a", 1), ("b", 1)]
+
+
+def test_captured_memory_is_rebuilt_when_any_module_of_the_capture_path_changes(tmp_path, monkeypatch):
+    evaluator = _load_evaluator()
+    import shutil
+    shutil.copytree(evaluator.REPO / "memdown", tmp_path / "memdown")
+    monkeypatch.setattr(evaluator, "REPO", tmp_path)
+    stamps = [evaluator._stamp([])]
+    for module in ("redact/__init__.py", "services/outcome.py", "fence.py", "transcript/segments.py", "store/daily.py"):
+        with (tmp_path / "memdown" / module).open("a") as f:
+            f.write("\n# changed\n")
+        stamps.append(evaluator._stamp([]))
+    assert len(set(stamps)) == len(stamps), stamps
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/transcripts is absent")
+def test_a_past_shared_set_holds_every_real_question_and_only_its_files():
+    evaluator = _load_evaluator()
+    listed = {ln for ln in (DATA / "shared_2026-11-22.txt").read_text().splitlines() if ln and not ln.startswith("#")}
+    assert all((SHARED / name).is_file() for name in listed)
+    assert {g["transcript"] for q in _questions() if q["source"] == "real" for g in q["gold"]} <= listed
+    names = [name for name, _ in evaluator.transcripts(True, shared=frozenset(listed))]
+    assert {n for n in names if not n.startswith("synthetic/")} == listed
+    assert len(names) > len(listed)  # the synthetic projects stay
