@@ -112,6 +112,20 @@ def fake_embedder() -> FakeEmbedder:
     return FakeEmbedder()
 
 
+def install_fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """Put ``script`` (a Python program; ``{python}`` is this interpreter) on PATH as ``claude`` and
+    return the log file it may write to (``$FAKE_CLAUDE_LOG``)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    exe = bindir / "claude"
+    exe.write_text(script.format(python=sys.executable))
+    exe.chmod(exe.stat().st_mode | 0o111)
+    log = tmp_path / "claude.log"
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    return log
+
+
 def run_memdown(*args: str, input: str | None = None, env: dict | None = None, timeout: float = 600):
     """Run the real CLI in a subprocess (same interpreter). ``timeout`` only guards against a hang: on a
     loaded 2-core machine a cold `memdown index` took over 120 s (#19), which is slow, not broken."""

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from pathlib import Path
 
+from conftest import install_fake_claude
 from memdown.config import load_config
 from memdown.learning.sweep import sweep
 from memdown.signals import store
@@ -36,15 +36,7 @@ print("Here you go:\\n```json\\n" + json.dumps(rows) + "\\n```")
 
 
 def _fake_claude(tmp_path: Path, monkeypatch) -> Path:
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    exe = bindir / "claude"
-    exe.write_text(FAKE.format(python=os.sys.executable))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    log = tmp_path / "claude.log"
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
-    return log
+    return install_fake_claude(tmp_path, monkeypatch, FAKE)
 
 
 def _session(tmp_path: Path, session_id: str = "sess-s") -> Path:
@@ -145,14 +137,7 @@ def test_semantic_prompt_on_the_labelled_sets_phrasing(memory_root, tmp_path, mo
     numbered once, and only the user's own words come back as signals."""
     from memdown.signals.semantic import INSTRUCTIONS, classify_queue, queue_prompts
 
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    exe = bindir / "claude"
-    exe.write_text(LABELLED_FAKE.format(python=os.sys.executable))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    log = tmp_path / "claude.log"
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    log = install_fake_claude(tmp_path, monkeypatch, LABELLED_FAKE)
     monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
     for phrase in ("phrased as a statement or a question", "we already have X", "do we not have X?",
                    "standing preference", "chatter", "any language"):

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from memdown import fence
+from conftest import install_fake_claude
 from memdown.config import load_config
 from memdown.signals import semantic, store
 from memdown.signals.mining import mine_session
@@ -116,14 +116,7 @@ def _letters(text: str) -> str:
 
 @pytest.fixture
 def fake_claude(tmp_path: Path, monkeypatch) -> Path:
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    exe = bindir / "claude"
-    exe.write_text(FAKE.format(python=os.sys.executable))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    log = tmp_path / "claude.log"
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    log = install_fake_claude(tmp_path, monkeypatch, FAKE)
     monkeypatch.setenv("MEMDOWN_MINING_SEMANTIC", "true")
     return log
 
