@@ -145,13 +145,14 @@ def _named(m: re.Match[str], text: str) -> Span | None:
         if name != "bare" or end == len(text) or text[end] == "\n" or "." in value and (
                 text[end] in "([{") or call_closes(text, end):
             return None
-        value = text[m.start(name):bare_end(text, m.start(), end)]
-        if not data_value(value, strength, False, text[m.start(name) + len(value):][:1]):
+        end = bare_end(text, m.start(), end)
+        value = text[m.start(name):end]
+        if not data_value(value, strength, False, text[end:end + 1]):
             return None
+    elif name == "bare":
+        end = bare_end(text, m.start(), end)
     if value.lower() == m.group("key").rsplit(".", 1)[-1].lower():
         return None
-    if name == "bare":
-        end = bare_end(text, m.start(), end)
     return (_kind(m.group("key")), m.start(name), end)
 
 

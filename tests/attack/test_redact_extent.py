@@ -1,0 +1,58 @@
+"""Adversarial cases for where a bare secret value ends (memdown/redact/extent.py).
+
+The value now runs to its real end, and every candidate after a secret name is judged; a line
+that holds a candidate every few characters must still cost work linear in its length (a hook
+redacts whatever a tool printed). Work is counted, not timed: the characters each bracket scan
+and each value judgement are handed, summed over a 100 KB line.
+"""
+from __future__ import annotations
+
+import pytest
+
+from memdown.redact import extent, general, redact
+
+N = 100_000
+_ADVERSARIAL = {
+    "unclosed calls": "pw=x(" * (N // 5),
+    "calls with a space": "password=Ab1( " * (N // 14),
+    "assignments to calls": "token = f(" * (N // 10),
+    "query pairs": "password=ab1&" * (N // 13),
+    "connection pairs": "password=Xy1;" * (N // 13),
+    "nested never closing": "pw=x(" + "pw=x()(" * (N // 7),
+}
+# Characters judged per character of the line: a window of ~512 for each candidate would
+# already be quadratic-free; the old scans read to the end of the line for every candidate
+# (~10,000 per character here).
+_PER_CHAR = 1_100
+
+
+@pytest.mark.parametrize("name", list(_ADVERSARIAL))
+def test_work_per_character_is_bounded(name, monkeypatch):
+    text = _ADVERSARIAL[name]
+    seen = [0]
+    first_close, data_value = extent._first_close, general.data_value
+
+    def counting_close(line: str) -> int:
+        seen[0] += len(line)
+        return first_close(line)
+
+    def counting_value(value: str, *args, **kwargs) -> bool:
+        seen[0] += len(value)
+        return data_value(value, *args, **kwargs)
+
+    monkeypatch.setattr(extent, "_first_close", counting_close)
+    monkeypatch.setattr(general, "data_value", counting_value)
+    redact(text)
+    assert seen[0] <= _PER_CHAR * len(text), (name, seen[0] / len(text))
+
+
+def test_a_call_closes_within_a_window_and_a_depth():
+    assert extent.call_closes("f(a, b) rest", 1)
+    assert not extent.call_closes("f(" + "a" * 5_000 + ")", 1)
+    assert not extent.call_closes("f" + "(" * 20 + ")" * 20, 1)
+
+
+@pytest.mark.parametrize("value", ["Xq7vR2pLm9sKt4", "ab&cd(1)Zq9"])
+def test_a_long_line_of_pairs_keeps_every_value_redacted(value):
+    text = ("password=" + value + "&") * 2_000
+    assert value not in redact(text)
