@@ -178,9 +178,51 @@ def _joint(text: str, session: str, started: str) -> str:
 
 
 def _blank_line_after(text: str) -> str:
-    """The newlines that end ``text`` in a blank line (none when it already does; more are kept)."""
+    """The newlines that end ``text`` in a blank line (none when it already does; more are kept), after
+    closing a code fence or an HTML comment a person left open at the end: an entry appended inside one
+    is still in the file, but no reader (digest, lookups, the index's markdown parse) sees it."""
+    closer = _open_block_closer(text)
+    if closer:
+        return ("" if text.endswith("\n") else "\n") + closer + "\n\n"
     ending = text[-2:]
     return "" if ending == "\n\n" else "\n" if ending.endswith("\n") else "\n\n"
+
+
+# Lines that open a block running to its closer: a fence (``` or ~~~, up to three spaces in) or an
+# HTML comment; a backtick fence's info string holds no backtick (CommonMark).
+_BLOCK_OPENER = re.compile(r"^ {0,3}(?:(?P<fence>`{3,}(?=[^`\n]*$)|~{3,})|<!--)", re.M)
+
+
+def _open_block_closer(text: str) -> str:
+    """The line that closes the block open at the end of ``text`` ('' when none is). Only the part after
+    memdown's last anchor is looked at first (an entry's own lines open nothing): the day is scanned
+    only when that part holds a fence or comment marker, so an append's cost stays that of an entry."""
+    last = text.rfind("\n<!-- session:")
+    since = text.find("\n", last + 1) if last >= 0 else 0
+    region = text[since:] if since >= 0 else ""
+    if "```" not in region and "~~~" not in region and "<!--" not in region:
+        return ""
+    pos, closer = 0, ""
+    while True:
+        opener = _BLOCK_OPENER.search(text, pos)
+        if opener is None:
+            return ""
+        line_end = text.find("\n", opener.start())
+        line_end = len(text) if line_end < 0 else line_end
+        fence = opener.group("fence")
+        if fence:  # closed by a line of the same character, at least as long, nothing after it
+            closer = fence
+            close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, line_end)
+        else:  # closed by the first line holding -->, this one included
+            closer = "-->"
+            found = text.find("-->", opener.end())
+            close = None if found < 0 else found
+        if close is None:
+            return closer
+        end = close.end() if fence else close
+        pos = text.find("\n", end)
+        if pos < 0:
+            return ""
 
 
 def place_block(text: str, day: str, session: str, block: str, started: str) -> str:
