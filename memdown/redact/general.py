@@ -96,7 +96,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 
 _NAMED = LazyPattern(
     r"""(?:(?<=[\s;&?,{(:|\[])|^)
-    (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)
+    (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
     (?P<pre>[ \t]*)(?P<sep>=>|:=|=|:(?![/:]))(?P<post>[ \t]*)
     (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
       | "(?P<dq>(?:[^"\\\n]|\\.)*)"

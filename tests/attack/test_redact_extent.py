@@ -56,3 +56,25 @@ def test_a_call_closes_within_a_window_and_a_depth():
 def test_a_long_line_of_pairs_keeps_every_value_redacted(value):
     text = ("password=" + value + "&") * 2_000
     assert value not in redact(text)
+
+
+# --- a secret set through a subscript: `os.environ["DB_PASSWORD"] = "…"` ---------------------------
+_PW = "Kq7" + "-vR2pLm9" + "!sKt4"
+
+
+@pytest.mark.parametrize("template", [
+    "os.environ['DB_PASSWORD'] = '{v}'", 'os.environ["API_SECRET"] = "{v}"', "ENV['DB_PASSWORD'] = '{v}'",
+    'config["password"] = "{v}"', "settings['smtp']['password'] = '{v}'", "$_ENV['DB_PASS'] = '{v}';",
+])
+def test_a_secret_assigned_through_a_subscript_is_redacted(template):
+    out = redact(template.format(v=_PW))
+    assert _PW not in out and "[REDACTED:" in out, out
+
+
+@pytest.mark.parametrize("code", [
+    "os.environ['DB_PASSWORD'] = password", "config['token'] = get_token()",
+    "headers['Authorization'] = 'Bearer ' + token", "if form['password'] == other:",
+    "creds['password'] = os.environ['PW']", "d['password'] = None",
+])
+def test_code_assigned_through_a_subscript_stays(code):
+    assert redact(code) == code
