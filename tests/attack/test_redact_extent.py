@@ -78,3 +78,26 @@ def test_a_secret_assigned_through_a_subscript_is_redacted(template):
 ])
 def test_code_assigned_through_a_subscript_stays(code):
     assert redact(code) == code
+
+
+# --- a secret in a markdown table row (memdown's own medium) and Dockerfile's `ENV NAME value` -----
+
+@pytest.mark.parametrize("template", [
+    "| DB_PASSWORD | {v} |", "| prod | db_password | {v} | rotated monthly |", "|`API_SECRET`|`{v}`|",
+    "ENV DB_PASSWORD {v}", "  ENV SMTP_PASS {v}",
+])
+def test_a_secret_in_a_table_row_or_a_dockerfile_env_is_redacted(template):
+    line = template.format(v=_PW)
+    out = redact(line)
+    assert _PW not in out and "[REDACTED:" in out, out
+    assert out.count("|") == line.count("|")  # the row keeps its cells
+
+
+@pytest.mark.parametrize("text", [
+    "| password | string | required |", "| password | The database password |", "| token | `str` |",
+    "| Name | Password | Notes |", "| password | ******** |", "| password_min_length | 12 |",
+    "| key | value |", "| PASSWORD | see vault |", "ENV PASSWORD_FILE /run/secrets/pw", "ENV PATH /usr/bin",
+    "| api_key | `$API_KEY` |",
+])
+def test_tables_and_env_lines_without_a_secret_stay(text):
+    assert redact(text) == text
