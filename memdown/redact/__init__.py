@@ -33,6 +33,7 @@ from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
 from .entropy import ENTROPY_RULES
 from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
+from .idioms import IDIOM_RULES
 from .multiline import NEXT_LINE_RULES, find_wrapped
 from .names import name_says_secret
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
@@ -42,7 +43,7 @@ __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secret
            "redact_structure", "enable_maintained_detectors"]
 
 
-_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + ENTROPY_RULES
+_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + IDIOM_RULES + ENTROPY_RULES
 _JOINED_RULES: list[Rule] = TOKEN_RULES
 _use_maintained = False
 

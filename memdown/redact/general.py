@@ -95,7 +95,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 # --- named values ------------------------------------------------------------
 
 _NAMED = LazyPattern(
-    r"""(?:(?<=[\s;&?,{(:|\[])|^)
+    r"""(?:(?<=[\s;&?,{(:|\["'])|^)
     (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
     (?P<pre>[ \t]*)(?P<sep>=>|:=|=|:(?![/:]))(?P<post>[ \t]*)
     (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
@@ -117,24 +117,6 @@ def _extend(text: str, end: int, capped: bool, rest: LazyPattern) -> int:
 
 _PAIR = LazyPattern(r"""(?<=\()[ \t]*(?P<q>["'])(?P<key>[A-Za-z_][\w.\-]{1,60})(?P=q)[ \t]*,[ \t]*(?P<vq>["'])(?P<v>[^"'\n]{1,400})(?P=vq)""")
 _XML = LazyPattern(r"<(?P<key>[A-Za-z_][\w.\-:]{0,60})>(?P<v>[^<\s][^<\n]{0,400})</(?P=key)>")
-
-
-# A markdown table row: a cell naming a secret, then the cell holding it (`| DB_PASSWORD | v |`); and
-# Dockerfile's space form, `ENV DB_PASSWORD v` (the rest of the line is the value). The lookahead holds
-# every word names.name_says_secret knows, so a pipe-dense line is not judged cell by cell.
-_TABLE = LazyPattern(r"(?:(?<=\|)|(?<=\|[ \t])|(?<=\|[ \t]{2})|(?<=\|[ \t]{3}))(?P<q>`?)"
-                     r"(?=[\w.\-]{0,80}?(?i:pas|pw|psw|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))"
-                     r"(?P<key>[A-Za-z_][\w.\-]{0,80})(?P=q)[ \t]*\|"
-                     r"[ \t]*(?P<vq>`?)(?P<v>[^|`\s]{1,400})(?P=vq)[ \t]*(?=\||$)", re.M)
-_DOCKER_ENV = LazyPattern(r"^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][\w.\-]{0,80})[ \t]+(?P<v>[^\s=][^\n]{0,400}?)[ \t]*$", re.M)
-
-
-def _cell(m: re.Match[str], text: str) -> Span | None:
-    strength = name_says_secret(m.group("key"))
-    value = m.group("v")
-    if strength is None or not data_value(value, strength, False) or value.lower() == m.group("key").lower():
-        return None
-    return (_kind(m.group("key")), m.start("v"), m.end("v"))
 
 
 def _kind(key: str) -> str:
@@ -367,8 +349,6 @@ GENERAL_RULES: list[Rule] = [
     (("=", ":"), _NAMED, _named),
     (("',", "\",", "' ,", "\" ,"), _PAIR, _pair),
     (("</",), _XML, _xml),
-    (("|",), _TABLE, _cell),
-    (("env ",), _DOCKER_ENV, _cell),
     (("-",), _FLAG, _flag),
     (("ldap", "redis-cli", "zip", "7z", "htpasswd", "rabbitmqctl", "net use", "-u"), _POSITIONAL, _positional),
     (("/",), _SLASH_AT, _slash_at),

@@ -101,3 +101,29 @@ def test_a_secret_in_a_table_row_or_a_dockerfile_env_is_redacted(template):
 ])
 def test_tables_and_env_lines_without_a_secret_stay(text):
     assert redact(text) == text
+
+
+# --- more syntaxes: a value inside a quoted list item, .NET appSettings, HTTP auth tuples, PowerShell ----
+
+@pytest.mark.parametrize("template", [
+    'environment: ["POSTGRES_PASSWORD={v}", "TZ=UTC"]', "args: ['db_password={v}']",
+    '<add key="DbPassword" value="{v}" />', "<add key='ApiSecret' value='{v}'/>",
+    "requests.get(url, auth=('bob', '{v}'))", 'session.auth = ("bob", "{v}")', "HTTPBasicAuth('bob', '{v}')",
+    '$pw = ConvertTo-SecureString "{v}" -AsPlainText -Force',
+    "ConvertTo-SecureString -String '{v}' -AsPlainText -Force",
+])
+def test_a_secret_in_more_syntaxes_is_redacted(template):
+    value = _PW.replace("!", "(") + ",x"
+    line = template.format(v=value)
+    out = redact(line)
+    assert not any(value[i:i + 5] in out for i in range(len(value) - 4)), out
+    assert out.count('"') == line.count('"') and out.count("'") == line.count("'")
+
+
+@pytest.mark.parametrize("text", [
+    '<add key="PasswordLength" value="12" />', '<add key="Password" value="" />',
+    "requests.get(url, auth=('bob', password))", "auth=(user, pw)", 'x = ConvertTo-SecureString $plain -AsPlainText',
+    'environment: ["POSTGRES_PASSWORD_FILE=/run/secrets/pg"]', '"password=" + pw',
+])
+def test_more_syntaxes_without_a_secret_stay(text):
+    assert redact(text) == text
