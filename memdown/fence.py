@@ -92,6 +92,8 @@ _PRINTABLE_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u18
 # characters are Latin-1 letters (ä, é, ß), punctuation (—, …, ’) or arrows needs no fold (and no import).
 _NON_ASCII_RUN = _Lazy(r"[^\x00-\x7f]+")
 _NEEDS_FOLD = _Lazy(r"[^\x00-\xff\u2000-\u206f\u2190-\u21ff]")
+# Combining marks (diacritics, overlays, strikes): what NFKD splits off a letter, and what can be stacked on any.
+_MARKS = _Lazy("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 # Tags that could close our fence or pose as chat/system structure.
 _TAGS = _Lazy(
     r"<\s*/?\s*(?:memdown[\w:.-]*|system[\w:.-]*|user[\w:.-]*|assistant|human|instructions?|important|"
@@ -180,6 +182,10 @@ def normalized(text: str) -> str:
     import unicodedata  # here: a hook that only cleans memdown's own lines never loads it
 
     plain = unicodedata.normalize("NFKC", visible(text))
+    if not plain.isascii():
+        # Accents and combining marks over letters hide words from the flags (`ýou must`, `i̶g̶n̶o̶r̶e̶`,
+        # `<⃒system-reminder>`) while the model reads the word: judged without them.
+        plain = _MARKS.sub("", unicodedata.normalize("NFKD", plain))
     if not plain.isascii() and _NEEDS_FOLD.search(plain):
         try:
             plain = _fold_confusables(plain)
