@@ -17,8 +17,10 @@ from .patterns import Rule, Span
 
 # Anchored on the separator at the end of a line (a fast literal class), the
 # key is then checked on that line only.
+# A password may hold any printable character: the value is the whole line but an enclosing quote
+# and a trailing comma (JSON), not a run that stops at the first `,` or `;`.
 _NEXT_LINE = re.compile(
-    r"[:=][ \t]*(?:[|>][+\-]?[ \t]*)?\r?\n[ \t]+[\"']?(?P<v>(?!\[REDACTED:)[^\s\"',]{6,})[\"']?,?[ \t]*$",
+    r"[:=][ \t]*(?P<block>[|>][+\-]?[ \t]*)?\r?\n[ \t]+(?P<q>[\"']?)(?P<v>(?!\[REDACTED:)[^\s\"'][^\s]{5,}?)[\"']?,?[ \t]*$",
     re.M,
 )
 _KEY_AT_LINE_END = re.compile(
@@ -37,7 +39,7 @@ def _next_line(m: re.Match[str], text: str) -> Span | None:
     value = m.group("v")
     if is_placeholder(value) or code_like(value, text[m.end("v"):m.end("v") + 1]):
         return None
-    if value.endswith(":") or value.startswith(("-", "#")):
+    if not (m.group("block") or m.group("q")) and value.endswith(":") or value.startswith(("-", "#")):
         return None  # a nested mapping or a list, not a scalar value
     key = key_match.group("key").lower()
     return ("password" if "pass" in key or "pwd" in key else "secret", m.start("v"), m.end("v"))
