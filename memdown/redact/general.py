@@ -95,9 +95,9 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 # --- named values ------------------------------------------------------------
 
 _NAMED = LazyPattern(
-    r"""(?:(?<=[\s;&?,{(:|\["'])|^)
+    r"""(?:(?<=[\s;&?,{(:|\["'=])|(?<=\s-D)|(?<=^-D)|^)
     (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
-    (?P<pre>[ \t]*)(?P<sep>=>|:=|=|:(?![/:]))(?P<post>[ \t]*)
+    (?P<pre>[ \t]*)(?P<sep>=>|:=|=|<-|:(?![/:]))(?P<post>[ \t]*)
     (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
       | "(?P<dq>(?:[^"\\\n]|\\.)*)"
       | '(?P<sq>(?:[^'\\\n]|\\.)*)'
@@ -346,7 +346,7 @@ def _whole(kind: str):
 
 GENERAL_RULES: list[Rule] = [
     (("ls0tls1crudjti",), _B64_PEM, _b64_pem),
-    (("=", ":"), _NAMED, _named),
+    (("=", ":", "<-"), _NAMED, _named),
     (("',", "\",", "' ,", "\" ,"), _PAIR, _pair),
     (("</",), _XML, _xml),
     (("-",), _FLAG, _flag),

@@ -148,3 +148,21 @@ def test_a_next_line_value_with_punctuation_is_redacted_whole(template, value):
 ])
 def test_a_nested_mapping_after_a_secret_name_stays(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("template", [
+    "java -Djavax.net.ssl.keyStorePassword={v} -jar app.jar", "-Ddb.password={v}",
+    "kubectl create secret generic db --from-literal=password={v}", 'password <- "{v}"',
+])
+def test_a_secret_in_a_java_property_a_kubectl_literal_or_an_r_assignment_is_redacted(template):
+    value = _PW + ",x(1"
+    out = redact(template.format(v=value))
+    assert not any(value[i:i + 5] in out for i in range(len(value) - 4)), out
+    assert out.endswith(" -jar app.jar") or not template.endswith(" -jar app.jar")
+
+
+@pytest.mark.parametrize("text", [
+    "-Dpassword.file=/etc/pw", "--from-literal=password=$PW", "password <- readline()", "-DskipTests=true",
+])
+def test_java_properties_and_r_code_without_a_secret_stay(text):
+    assert redact(text) == text
