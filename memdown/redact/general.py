@@ -96,7 +96,8 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 
 _NAMED = LazyPattern(
     r"""(?:(?<=[\s;&?,{(:|\["'=])|(?<=\s-D)|(?<=^-D)|^)
-    (?P<kq>\\?["']?)(?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
+    (?P<kq>\\?["']?)(?=[\w.\-@$]{0,81}?(?i:pas|pw|psw|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))
+    (?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
     (?P<pre>[ \t]*)(?P<sep>=>|:=|=|<-|:(?![/:]))(?P<post>[ \t]*)
     (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
       | "(?P<dq>(?:[^"\\\n]|\\.)*)"
@@ -104,6 +105,8 @@ _NAMED = LazyPattern(
       | (?P<bare>(?![=>"'\\])[^\s"'`,;&<>(){}\[\]\\]{1,512}))""",
     re.X | re.M,
 )
+# The lookahead holds every word names.name_says_secret knows (as in idioms._TABLE): a line of
+# `a=a=a=…` or `x: y` pairs is not judged pair by pair in Python.
 # Values are matched up to CAP characters (a rejected candidate then costs at most CAP, so a
 # scan stays linear); an accepted value that reached the cap is extended to its real end.
 CAP = 512
