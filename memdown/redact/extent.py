@@ -5,6 +5,8 @@ characters, says where it ends.
 """
 from __future__ import annotations
 
+import re
+
 from .patterns import LazyPattern
 
 # A password may hold any printable character, so an accepted bare value after a secret name
@@ -22,6 +24,10 @@ _NEXT_PAIR = LazyPattern(r"[&;,][A-Za-z_][\w.\-]{0,80}[=:]")  # `v&next=1`, `v;D
 # tail is read _WINDOW characters at a time, and past that only its plain characters count.
 _WINDOW = 512
 _MAX_DEPTH = 8
+# An HTML tag right after a value is markup around it (`pw=v<br>next`, `v</td><td>`): the common
+# inline tags only, so a password that holds `<x>` is still one value.
+_TAG_AFTER = LazyPattern(r"</?(?:br|b|i|em|strong|code|kbd|sub|sup|span|div|p|td|th|tr|li|a|u|s|del|ins|mark|small|hr)"
+                         r"\b[^<>\n]{0,80}/?>", re.I)
 _PLAIN_REST = LazyPattern(r"[^\s\"'`,;&|<>(){}\[\]\\]*")
 
 
@@ -72,6 +78,9 @@ def bare_end(text: str, pair_start: int, value_end: int) -> int:
         if cut != -1:
             stop = cut
     end = min(_BARE_TAIL.compiled().match(text, value_end, stop + 1).end(), stop)
+    if "<" in text[value_end:end]:
+        tag = _TAG_AFTER.compiled().search(text, value_end, end)
+        end = tag.start() if tag else end
     if end - value_end == _WINDOW:
         end = _PLAIN_REST.match(text, end).end()  # a long value runs on through its plain characters
     while end > value_end and text[end - 1] in _CLOSERS:

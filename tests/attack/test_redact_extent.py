@@ -179,3 +179,18 @@ def test_the_secret_word_lookaheads_cover_every_word_a_name_can_say_secret_with(
         fragment = re.search(r"\(\?i:([^)]*)\)", pattern.compiled().pattern).group(1)
         missed = [w for w in words if not re.search(fragment, w, re.I)]
         assert missed == [], missed
+
+
+# --- over-redaction: the markup around a value is not part of it ----------------------------------
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("password=Xq7vR2pLm9sKt4<br>next line", "password=[REDACTED:password]<br>next line"),
+    ("| a | password=Xq7vR2pLm9sKt4</td><td>x", "| a | password=[REDACTED:password]</td><td>x"),
+])
+def test_markup_after_a_value_stays(text, kept):
+    assert redact(text) == kept
+
+
+@pytest.mark.parametrize("value", ["ab<c>d1Xy9z", "Qw3**Er4Ty5", "zz<bad>12Kq", "Kq7vR2p_Lm9_"])
+def test_a_password_holding_markup_characters_is_still_redacted_whole(value):
+    assert value[-4:] not in redact(f"password={value} x"), redact(f"password={value} x")
