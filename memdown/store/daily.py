@@ -188,41 +188,60 @@ def _blank_line_after(text: str) -> str:
     return "" if ending == "\n\n" else "\n" if ending.endswith("\n") else "\n\n"
 
 
-# Lines that open a block running to its closer: a fence (``` or ~~~, up to three spaces in) or an
-# HTML comment; a backtick fence's info string holds no backtick (CommonMark).
-_BLOCK_OPENER = re.compile(r"^ {0,3}(?:(?P<fence>`{3,}(?=[^`\n]*$)|~{3,})|<!--)", re.M)
+_COMMENT_LINE = re.compile(r"^ {0,3}<!--", re.M)
 
 
 def _open_block_closer(text: str) -> str:
-    """The line that closes the block open at the end of ``text`` ('' when none is). Only the part after
-    memdown's last anchor is looked at first (an entry's own lines open nothing): the day is scanned
-    only when that part holds a fence or comment marker, so an append's cost stays that of an entry."""
+    """The line that closes a code fence or an HTML comment a person left open at the end of ``text``
+    ('' when none is). Only what follows memdown's last anchor is looked at first (an entry's own lines
+    open nothing; the anchor line, holding ``-->``, closes any comment before it): an append costs an
+    entry, not the day. A fence marker there makes the fence state the whole day's (markers found by
+    ``str.find``). Left out: a fence a person opens above memdown's last entry, with nothing after it."""
     last = text.rfind("\n<!-- session:")
     since = text.find("\n", last + 1) if last >= 0 else 0
-    region = text[since:] if since >= 0 else ""
-    if "```" not in region and "~~~" not in region and "<!--" not in region:
+    if since < 0:
         return ""
-    pos, closer = 0, ""
+    region = text[since:]
+    if ("```" in region or "~~~" in region) and (fence := _open_fence(text)):
+        return fence
+    last_open = None
+    for comment in _COMMENT_LINE.finditer(text, since):
+        last_open = comment.start()
+    if last_open is None or text.find("-->", last_open) >= 0:
+        return ""
+    return "" if _open_fence(text[since:last_open]) else "-->"  # `<!--` quoted in a code block is code
+
+
+def _open_fence(text: str) -> str:
+    """The marker of the fence open at the end of ``text`` (CommonMark: closed by a line of the same
+    character, at least as long, nothing after it; a backtick opener's info string holds no backtick).
+    Markers are found with ``str.find``: a long day costs its markers in Python, not its characters."""
+    size = len(text)
+    found = {c: text.find(c * 3) for c in "`~"}
+    open_marker, pos = "", 0
     while True:
-        opener = _BLOCK_OPENER.search(text, pos)
-        if opener is None:
-            return ""
-        line_end = text.find("\n", opener.start())
-        line_end = len(text) if line_end < 0 else line_end
-        fence = opener.group("fence")
-        if fence:  # closed by a line of the same character, at least as long, nothing after it
-            closer = fence
-            close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.M).search(text, line_end)
-        else:  # closed by the first line holding -->, this one included
-            closer = "-->"
-            found = text.find("-->", opener.end())
-            close = None if found < 0 else found
-        if close is None:
-            return closer
-        end = close.end() if fence else close
-        pos = text.find("\n", end)
-        if pos < 0:
-            return ""
+        for c, at in found.items():
+            if 0 <= at < pos:
+                found[c] = text.find(c * 3, pos)
+        starts = [at for at in found.values() if at >= 0]
+        if not starts:
+            return open_marker
+        start = min(starts)
+        end = start
+        while end < size and text[end] == text[start]:
+            end += 1
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = size if line_end < 0 else line_end
+        pos = line_end
+        if start - line_start > 3 or text[line_start:start].strip(" "):
+            continue  # inside a line: inline code, not a fence
+        marker, rest = text[start:end], text[end:line_end]
+        if not open_marker:
+            if marker[0] == "~" or "`" not in rest:
+                open_marker = marker
+        elif marker[0] == open_marker[0] and len(marker) >= len(open_marker) and not rest.strip():
+            open_marker = ""
 
 
 def place_block(text: str, day: str, session: str, block: str, started: str) -> str:

@@ -53,3 +53,12 @@ def test_a_closed_block_gets_no_closer(memory_root, tail):
     added = path.read_bytes()[len(before):].decode()
     assert "```" not in added and "-->\n\n" not in added and "~~~" not in added
     assert [e.anchor.turn for e in read_entries(path) if e.anchor] == ["a1", "a2"]
+
+
+def test_a_fence_state_is_the_whole_days(memory_root):
+    """A fence opened and closed earlier, inline triple backticks in bullets, a long day: no closer;
+    a fence left open after them: its own marker closes it."""
+    body = "".join(f"### 10:00\n<!-- session:s turn:t{i} transcript:~/t -->\n- note {i}\n\n" for i in range(3000))
+    text = "# 2026-11-27\n\n## Session 10:00\n\n" + body + "```sh\nls\n```\n\n- a bullet with ```inline``` code\n"
+    assert daily._open_fence(text) == ""
+    assert daily._open_fence(text + "~~~~\nopen") == "~~~~"
