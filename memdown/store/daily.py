@@ -188,60 +188,41 @@ def _blank_line_after(text: str) -> str:
     return "" if ending == "\n\n" else "\n" if ending.endswith("\n") else "\n\n"
 
 
-_COMMENT_LINE = re.compile(r"^ {0,3}<!--", re.M)
+# A line that may open a block a reader's markdown parse never leaves: a fence, or HTML (an HTML comment
+# or <pre>/<script>… block runs to its closer, not to a blank line). memdown's own anchors are closed.
+_MAY_OPEN = re.compile(r"^ {0,3}(?:```|~~~|<(?!!-- session:))", re.M)
+_PROBE = "memdown-probe-7f3a: the next entry"
+# What ends an open HTML block of CommonMark's kinds 1-5 (kinds 6 and 7 end at the blank line memdown writes).
+_HTML_CLOSERS = (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"), ("<!", ">"))
 
 
 def _open_block_closer(text: str) -> str:
-    """The line that closes a code fence or an HTML comment a person left open at the end of ``text``
-    ('' when none is). Only what follows memdown's last anchor is looked at first (an entry's own lines
-    open nothing; the anchor line, holding ``-->``, closes any comment before it): an append costs an
-    entry, not the day. A fence marker there makes the fence state the whole day's (markers found by
-    ``str.find``). Left out: a fence a person opens above memdown's last entry, with nothing after it."""
+    """The line that closes a block a person left open at the end of ``text`` ('' when none is): an entry
+    appended inside a fence or an HTML comment is still in the file, but no reader (digest, lookups, the
+    index's markdown parse) sees it. markdown-it decides, on the day from memdown's last entry on (an
+    append costs that tail, not the day): a probe line after a blank line is parsed, and the block that
+    swallows it says what closes it. Left out: a block a person opens above memdown's last entry and never
+    closes (that entry is already swallowed)."""
     last = text.rfind("\n<!-- session:")
-    since = text.find("\n", last + 1) if last >= 0 else 0
-    if since < 0:
+    tail = text[text.rfind("\n", 0, last) + 1:] if last > 0 else text
+    if not _MAY_OPEN.search(tail):
         return ""
-    region = text[since:]
-    if ("```" in region or "~~~" in region) and (fence := _open_fence(text)):
-        return fence
-    last_open = None
-    for comment in _COMMENT_LINE.finditer(text, since):
-        last_open = comment.start()
-    if last_open is None or text.find("-->", last_open) >= 0:
-        return ""
-    return "" if _open_fence(text[since:last_open]) else "-->"  # `<!--` quoted in a code block is code
+    from .markdown import block_parser
 
-
-def _open_fence(text: str) -> str:
-    """The marker of the fence open at the end of ``text`` (CommonMark: closed by a line of the same
-    character, at least as long, nothing after it; a backtick opener's info string holds no backtick).
-    Markers are found with ``str.find``: a long day costs its markers in Python, not its characters."""
-    size = len(text)
-    found = {c: text.find(c * 3) for c in "`~"}
-    open_marker, pos = "", 0
-    while True:
-        for c, at in found.items():
-            if 0 <= at < pos:
-                found[c] = text.find(c * 3, pos)
-        starts = [at for at in found.values() if at >= 0]
-        if not starts:
-            return open_marker
-        start = min(starts)
-        end = start
-        while end < size and text[end] == text[start]:
-            end += 1
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", end)
-        line_end = size if line_end < 0 else line_end
-        pos = line_end
-        if start - line_start > 3 or text[line_start:start].strip(" "):
-            continue  # inside a line: inline code, not a fence
-        marker, rest = text[start:end], text[end:line_end]
-        if not open_marker:
-            if marker[0] == "~" or "`" not in rest:
-                open_marker = marker
-        elif marker[0] == open_marker[0] and len(marker) >= len(open_marker) and not rest.strip():
-            open_marker = ""
+    probe = tail + ("" if tail.endswith("\n") else "\n") + "\n" + _PROBE + "\n"
+    for token in block_parser().parse(probe):
+        if _PROBE not in token.content:
+            continue
+        if token.type == "fence":
+            return token.markup  # the same character, as long: CommonMark's closer
+        if token.type == "html_block":
+            opener = token.content.lstrip()
+            for starts, closer in _HTML_CLOSERS:
+                if opener.startswith(starts):
+                    return closer
+            tag = re.match(r"<([A-Za-z]+)", opener)
+            return f"</{tag.group(1).lower()}>" if tag else ""
+    return ""
 
 
 def place_block(text: str, day: str, session: str, block: str, started: str) -> str:

@@ -60,5 +60,29 @@ def test_a_fence_state_is_the_whole_days(memory_root):
     a fence left open after them: its own marker closes it."""
     body = "".join(f"### 10:00\n<!-- session:s turn:t{i} transcript:~/t -->\n- note {i}\n\n" for i in range(3000))
     text = "# 2026-11-27\n\n## Session 10:00\n\n" + body + "```sh\nls\n```\n\n- a bullet with ```inline``` code\n"
-    assert daily._open_fence(text) == ""
-    assert daily._open_fence(text + "~~~~\nopen") == "~~~~"
+    assert daily._open_block_closer(text) == ""
+    assert daily._open_block_closer(text + "~~~~\nopen") == "~~~~"
+
+
+_PIECES = ["```", "````", "~~~", "~~~~", "```py", "``` a`b", "~~~ x", "  ```", "    ```", "text", "- item",
+           "> quote", "> ```", "", "``` ", "inline ``` here", "~~~`", "<!-- note", "-->", "<pre>", "</pre>",
+           "<div>", "<?php", "<![CDATA[", "1. step", "  - nested ```", "<!-- closed -->"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_tail_a_person_leaves_never_hides_the_next_entries(memory_root, seed):
+    """Random endings built from fences, lists, quotes and HTML blocks (in or out of containers): the
+    entries appended after them are read back, and the person's bytes stay as they were."""
+    import random
+
+    rng = random.Random(seed)
+    daily.append_entry(memory_root, _entry("a", "a1", 1))
+    path = daily.entry_file(memory_root, _entry("a", "a1", 1))
+    for round_ in range(5):
+        tail = "\n" + "\n".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 8))) + "\n"
+        path.write_bytes(path.read_bytes() + tail.encode())
+        before = path.read_bytes()
+        daily.append_entry(memory_root, _entry("b", f"b{round_}", 2 + round_))
+        assert path.read_bytes().startswith(before)
+        turns = [e.anchor.turn for e in read_entries(path) if e.anchor]
+        assert turns == ["a1"] + [f"b{k}" for k in range(round_ + 1)], (tail, path.read_text())
