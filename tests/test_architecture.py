@@ -9,7 +9,7 @@ Layers, top to bottom (see docs/architecture.md):
     signals                             detection and the signal files
     store · index · transcript · live   markdown files, the index cache, Claude Code transcripts,
                                         the daemon's client side
-    paths · config · fsutil · errors · redact · fence · dates · optout · logfiles     foundations
+    paths · config · fsutil · errors · redact · fence · lazyre · dates · optout · logfiles     foundations
 
 The import graph is built with ``ast`` from every ``import`` in every module,
 including imports inside functions and under ``TYPE_CHECKING``: a lazy import
@@ -35,7 +35,7 @@ LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or th
 
 EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
-               "logfiles", "shellguard", "envflags"}
+               "logfiles", "shellguard", "envflags", "lazyre"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 
 # package part -> memdown parts it must never import (every upward edge, and sideways between stores)

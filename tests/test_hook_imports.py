@@ -49,7 +49,7 @@ _PRETOOL = ["memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "me
 
 ALLOWED: dict[str, dict[str, object]] = {
     "UserPromptSubmit": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session"]},
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session"]},
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,
     "SessionEnd": _CAPTURE,
@@ -59,14 +59,14 @@ ALLOWED: dict[str, dict[str, object]] = {
         "importlib", "inspect", "linecache", "locale", "logging", "math", "opcode", "random", "secrets", "select",
         "selectors", "string", "struct", "subprocess", "textwrap", "threading", "token", "tokenize", "traceback",
         "weakref"}, "memdown": _HOOK_CORE + ["memdown.fsutil.edit",
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.*",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.*",
         "memdown.learning", "memdown.learning.*", "memdown.signals", "memdown.signals.*", "memdown.store",
         "memdown.store.anchors", "memdown.store.daily", "memdown.store.dayread", "memdown.store.entries", "memdown.store.entry_edit",
         "memdown.store.entry_format", "memdown.store.fastblocks", "memdown.store.gitstate", "memdown.store.markdown",
         "memdown.store.written"]},
     # The second session start: the review counts come from state/reflect-cache.json, no parser or pattern table.
     "SessionStart-warm": {"stdlib": _BASE | _FENCED, "memdown": _HOOK_CORE + [
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session",
         "memdown.services.digest", "memdown.services.detached", "memdown.services.job_status",
         "memdown.services.spawn", "memdown.services.text_first", "memdown.learning", "memdown.learning.counts",
         "memdown.store", "memdown.store.anchors", "memdown.store.dayread", "memdown.store.fastblocks"]},
@@ -75,7 +75,7 @@ ALLOWED: dict[str, dict[str, object]] = {
         "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
         "linecache", "math", "opcode", "random", "secrets", "struct", "token", "tokenize", "weakref", "zlib"},
         "memdown": _HOOK_CORE + ["memdown.fsutil.edit",
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.optout", "memdown.services.session",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session",
         "memdown.learning", "memdown.learning.fixes", "memdown.redact", "memdown.redact.*", "memdown.signals",
         "memdown.signals.store", "memdown.signals.text", "memdown.signals.tool_patterns", "memdown.store",
         "memdown.store.anchors", "memdown.store.entries", "memdown.store.entry_edit", "memdown.store.entry_format",
@@ -84,7 +84,7 @@ ALLOWED: dict[str, dict[str, object]] = {
     # clean() of memdown's own words (no pattern compiled). A guard file and a command it lets pass: json and
     # shlex, still no pathlib (the project is looked up only when one of its guards matched).
     "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard"]},
-    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence"]},
+    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.lazyre"]},
     "PreToolUse-Bash-guarded": {"stdlib": _START | _JSON | {"shlex", "io"},
                                 "memdown": _PRETOOL + ["memdown.shellguard"]},
 }

@@ -70,16 +70,16 @@ def bare_end(text: str, pair_start: int, value_end: int) -> int:
     # The cuts first, inside a window, then the tail up to the nearest: each step reads at most
     # _WINDOW characters however long the line (the tail sees one past `stop` for its `&(?!&)`).
     stop = min(len(text), value_end + _WINDOW)
-    following = _NEXT_PAIR.compiled().search(text, value_end, stop)
+    following = _NEXT_PAIR.search(text, value_end, stop)
     if following:
         stop = following.start()
     for c in ends:
         cut = text.find(c, value_end, stop)
         if cut != -1:
             stop = cut
-    end = min(_BARE_TAIL.compiled().match(text, value_end, stop + 1).end(), stop)
+    end = min(_BARE_TAIL.match(text, value_end, stop + 1).end(), stop)
     if "<" in text[value_end:end]:
-        tag = _TAG_AFTER.compiled().search(text, value_end, end)
+        tag = _TAG_AFTER.search(text, value_end, end)
         end = tag.start() if tag else end
     if end - value_end == _WINDOW:
         end = _PLAIN_REST.match(text, end).end()  # a long value runs on through its plain characters

@@ -68,7 +68,7 @@ def _random_part(value: str) -> bool:
 def _format_string(v: str) -> bool:
     """``%s``, ``VS%0.f0COMNTOOLS``, ``user %s``: a template around words, not a password that
     holds a ``%s`` (``fXruLA0Y%sg~152f``)."""
-    rest = _TEMPLATE.compiled().sub("", v)
+    rest = _TEMPLATE.sub("", v)
     return len(rest) < 6 or " " in rest or bool(IDENT.match(rest)) and name_like(rest)
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..lazyre import LazyPattern  # noqa: F401  (the redact modules import it from here)
+
 Span = tuple[str, int, int]
 Handler = Callable[[re.Match[str], str], "Span | None"]
 Rule = tuple[tuple[str, ...], "re.Pattern[str] | LazyPattern", Handler]
@@ -70,33 +72,6 @@ LINEAR = re.compile(B + r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}" + E)
 AZURE_CLIENT_SECRET = re.compile(B + r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}" + r"(?![A-Za-z0-9_~.\-])")
 SQUARE = re.compile(B + r"sq0(?:csp|atp)-[0-9A-Za-z_\-]{22,}")
 AZURE_ACCOUNT_KEY = re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<v>(?!\[REDACTED:)[A-Za-z0-9+/=]{20,})")
-
-
-class LazyPattern:
-    """A regex compiled on its first use: ``import memdown.redact`` stays cheap on hook paths
-    that never redact, and a process pays for the big tables only once it does."""
-
-    __slots__ = ("_source", "_flags", "_compiled")
-
-    def __init__(self, source: str, flags: int = 0) -> None:
-        self._source, self._flags, self._compiled = source, flags, None
-
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
-        return self._compiled
-
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.compiled().search(text, pos)
-
-    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.compiled().match(text, pos)
-
-    def finditer(self, text: str):
-        return self.compiled().finditer(text)
-
-    def findall(self, text: str) -> list:
-        return self.compiled().findall(text)
 
 
 def whole(kind: str) -> Handler:
