@@ -105,15 +105,17 @@ def test_budget_counts_a_section_once_and_stops_at_the_limit():
 
 
 def test_captured_memory_is_rebuilt_when_any_module_of_the_capture_path_changes(tmp_path, monkeypatch):
-    evaluator = _load_evaluator()
+    _load_evaluator()
     import shutil
-    shutil.copytree(evaluator.REPO / "memdown", tmp_path / "memdown")
-    monkeypatch.setattr(evaluator, "REPO", tmp_path)
-    stamps = [evaluator._stamp([])]
-    for module in ("redact/__init__.py", "services/outcome.py", "fence.py", "transcript/segments.py", "store/daily.py"):
+    memory = sys.modules["conversation_memory"]  # where the evaluator's captured memory is built
+    shutil.copytree(memory.REPO / "memdown", tmp_path / "memdown")
+    monkeypatch.setattr(memory, "REPO", tmp_path)
+    stamps = [memory._stamp([])]
+    for module in ("redact/__init__.py", "services/outcome.py", "fence.py", "lazyre.py", "transcript/segments.py",
+                   "store/daily.py"):
         with (tmp_path / "memdown" / module).open("a") as f:
             f.write("\n# changed\n")
-        stamps.append(evaluator._stamp([]))
+        stamps.append(memory._stamp([]))
     assert len(set(stamps)) == len(stamps), stamps
 
 
