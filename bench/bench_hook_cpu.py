@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from bench_client_hooks import memdown_home, month_of_memory  # noqa: E402
+from bench_client_hooks import memdown_home, month_of_memory, wait_for_jobs  # noqa: E402
 
 SHIM = REPO / "hooks" / "memdown-hook"
 
@@ -109,13 +109,6 @@ def instructions(args: list[str], stdin: bytes, env: dict[str, str], cwd: Path, 
     return total
 
 
-def drain(project: Path, timeout: float = 60) -> None:
-    jobs = project / ".memdown" / "state" / "jobs"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and jobs.is_dir() and any(jobs.glob("*.json")):
-        time.sleep(0.1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -137,7 +130,7 @@ def main() -> None:
                   if not args.only or any(name.startswith(word) for word in args.only)}
         for name, (hook_args, payload) in chosen.items():  # warm-up: .pyc files, caches, the session's marker
             cpu_ms(hook_args, stdin_of(hook_args[0], payload), env, project)
-            drain(project)
+            wait_for_jobs(project, 60)
         load = [os.getloadavg()[0]]
         print(f"CPU user+sys per hook call through the shim, {args.runs} runs each"
               + (", and instructions (callgrind, one run)" if args.callgrind else ""))
@@ -147,11 +140,11 @@ def main() -> None:
             for _ in range(args.runs):
                 values.append(cpu_ms(hook_args, stdin_of(hook_args[0], payload), env, project))
                 if hook_args[0] == "Stop":
-                    drain(project)
+                    wait_for_jobs(project, 60)
             row = f"{name:36} {min(values):7.1f} {statistics.median(values):10.1f}"
             if args.callgrind:
                 row += f" {instructions(hook_args, stdin_of(hook_args[0], payload), env, project, tmp) / 1e6:8.1f}"
-                drain(project)
+                wait_for_jobs(project, 60)
             print(row, flush=True)
             load.append(os.getloadavg()[0])
         python = [sys.executable, "-I", "-S", "-c", "pass"]
@@ -165,7 +158,7 @@ def main() -> None:
         print(f"load average (1 min) during the run: min {min(load):.2f}, max {max(load):.2f} "
               f"(cores: {os.cpu_count()})")
     finally:
-        drain(tmp / "project", 30)
+        wait_for_jobs(tmp / "project", 30)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
