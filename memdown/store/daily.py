@@ -286,6 +286,8 @@ def _write(root: Path, path: Path, entry: Entry | None) -> dict:
         if report["written"] and entry is not None:
             records.append({"turn": entry.turn, "session": entry.session, "at": now, "block": render_entry(entry)})
         written.note(root, path, records)
+        if report["deleted"]:  # a person's deletion: the ledger keeps no copy of the text
+            written.rewrite(root, path)
         if identity or report["changed"]:  # what the file is now: the next write compares
             written.remember(root, path, identity or written.file_identity(path))
     return report
@@ -310,6 +312,7 @@ def heal_recent(root: Path, *, days: float = 3.0) -> list[str]:
     restored: list[str] = []
     horizon = time.time() - days * 86400
     written.prune(root)  # the ledger holds each entry's text: it must not grow forever
+    written.expire(root)  # nor keep it longer than healing needs
     for ledger in written.ledgers(root):
         try:
             if ledger.stat().st_mtime < horizon:
@@ -324,7 +327,8 @@ def heal_recent(root: Path, *, days: float = 3.0) -> list[str]:
 
 def vanished(root: Path) -> tuple[list[str], list[str]]:
     """Entries memdown wrote that are gone: (lost in a race, deleted by a person), one line each.
-    Reads only; ``heal`` writes the lost ones back."""
+    The markdown is only read (``heal`` writes the lost ones back); a deletion is noted in the ledger,
+    which then drops the entry's text (deleted means deleted)."""
     lost: list[str] = []
     deleted: list[str] = []
     for ledger in written.ledgers(root):
@@ -336,12 +340,21 @@ def vanished(root: Path) -> tuple[list[str], list[str]]:
         except OSError:
             continue
         gone, by_hand = written.judge(root, path, text)
+        if by_hand:
+            _note_deleted(root, path, [w.turn for w in by_hand])
         rel = path.relative_to(root).as_posix()
         lost += [f"{rel}: turn {w.turn} (session {w.session})" for w in gone]
-        deleted += [f"{rel}: turn {w.turn} (session {w.session})" for w in by_hand]
         deleted += [f"{rel}: turn {w.turn} (session {w.session})" for w in written.load(root, path).values()
                     if w.deleted is not None]
     return lost, deleted
+
+
+def _note_deleted(root: Path, path: Path, turns: list[str]) -> None:
+    """Note ``turns`` as deleted by a person, under the day file's lock, and drop their text."""
+    with file_lock(file_lock_for(path), timeout=30):
+        now = time.time()
+        written.note(root, path, [{"turn": turn, "deleted": now} for turn in turns])
+        written.rewrite(root, path)
 
 
 def heal_all(root: Path) -> list[str]:

@@ -2,11 +2,16 @@
 
 Each entry written to a day file is noted in ``state/written/<file>.jsonl``
 (machine-local, 0600): its turn, session, when it was written and the block
-itself. When the file is later found changed by someone else (its size,
+itself, the text healing writes back. The text is kept only while healing may
+need it: an entry judged deleted (or forgotten) keeps its turn, time and a
+hash, never its text, and so does every entry of a ledger memdown has not
+written for ``TEXT_KEEP_DAYS`` (``expire``). When the file is later found changed by someone else (its size,
 mtime or inode differ from the stamp taken right after memdown's last write,
 and memdown's compare-and-swap saw the bytes it read) and a noted entry is
 gone, it is judged (docs/entries.md, "When an entry vanishes"):
 
+- **deleted by a person** when a commit in HEAD's history removed it (a
+  ``git revert``, or any commit without it), however soon after the write;
 - **lost in a race**, and written again, when the file's last change came
   within ``HEAL_SECONDS`` of the entry's write (an editor saving a buffer read
   before the entry, a second writer), or when git made that change (the file
@@ -17,6 +22,7 @@ gone, it is judged (docs/entries.md, "When an entry vanishes"):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -25,7 +31,7 @@ from pathlib import Path
 
 from .. import fsutil
 from .. import paths
-from ..fsutil import append_line, atomic_write_text
+from ..fsutil import append_line, atomic_write_text, file_lock, file_lock_for
 from .anchors import ANCHOR_RE, parse_anchor
 from .gitstate import last_git_write, removed_in_a_commit
 
@@ -38,8 +44,9 @@ class Written:
     turn: str
     session: str
     at: float  # when it was (last) written
-    block: str  # the entry as written: what comes back
+    block: str  # the entry as written: what comes back ('' once its text is dropped)
     deleted: float | None = None  # judged deleted by a person at this time
+    sha: str = ""  # sha256 of the block, kept when the text is dropped
 
 
 def _key(root: Path, day_file: Path) -> str:
@@ -64,6 +71,7 @@ def ledgers(root: Path) -> list[Path]:
 
 
 KEEP_DAYS = 120.0  # a ledger no write touched for this long is dropped: the races it guards are long over
+TEXT_KEEP_DAYS = 7.0  # a ledger no write touched for this long keeps hashes only (``expire``)
 
 
 def prune(root: Path, *, keep_days: float = KEEP_DAYS) -> int:
@@ -99,11 +107,67 @@ def load(root: Path, day_file: Path) -> dict[str, Written]:
             turn = rec["turn"]
         except (ValueError, KeyError, TypeError):
             continue  # a torn last line
-        if "block" in rec:
-            found[turn] = Written(turn, rec.get("session", ""), float(rec.get("at", 0)), rec["block"])
-        elif turn in found and "deleted" in rec:
+        if "block" in rec or "sha" in rec:
+            found[turn] = Written(turn, rec.get("session", ""), float(rec.get("at", 0)), rec.get("block", ""),
+                                  sha=rec.get("sha", ""))
+        if turn in found and rec.get("deleted") is not None:
             found[turn].deleted = float(rec["deleted"])
     return found
+
+
+def _sha(block: str) -> str:
+    return hashlib.sha256(block.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def rewrite(root: Path, day_file: Path, *, forget: set[str] | frozenset[str] = frozenset(),
+            keep_text: bool = True) -> None:
+    """Rewrite the ledger of ``day_file`` from its latest states: the turns in ``forget`` go entirely,
+    an entry judged deleted keeps no text (turn, session, time, hash and when it was deleted), nor does
+    any entry when not ``keep_text``. The caller holds the day file's lock."""
+    path = ledger_file(root, day_file)
+    entries = load(root, day_file)
+    if not entries and not path.exists():
+        return
+    lines = []
+    for w in entries.values():
+        if w.turn in forget:
+            continue
+        rec: dict = {"turn": w.turn, "session": w.session, "at": w.at}
+        if w.deleted is None and w.block and keep_text:
+            rec["block"] = w.block
+        else:
+            rec["sha"] = w.sha or _sha(w.block)
+        if w.deleted is not None:
+            rec["deleted"] = w.deleted
+        lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
+    if lines:
+        atomic_write_text(path, "".join(lines), mode=paths.PRIVATE_FILE_MODE)
+    else:
+        fsutil.unlink(path.with_suffix(".stamp"))
+        fsutil.unlink(path)
+
+
+def expire(root: Path, *, keep_days: float = TEXT_KEEP_DAYS) -> int:
+    """Drop the text from every ledger memdown has not written for ``keep_days`` (hashes stay, so a
+    deletion is still seen); how many ledgers were rewritten. The rewritten ledger keeps its mtime."""
+    horizon = time.time() - keep_days * 86400
+    done = 0
+    for ledger in ledgers(root):
+        try:
+            st = ledger.stat()
+            if st.st_mtime >= horizon or b'"block"' not in fsutil.read_bytes(ledger):
+                continue
+        except OSError:
+            continue
+        day_file = day_file_of(root, ledger)
+        with file_lock(file_lock_for(day_file), timeout=30):
+            rewrite(root, day_file, keep_text=False)
+        try:
+            os.utime(ledger, ns=(st.st_atime_ns, st.st_mtime_ns))  # ``prune`` still sees the last write
+        except OSError:
+            pass
+        done += 1
+    return done
 
 
 def note(root: Path, day_file: Path, records: list[dict]) -> None:
@@ -175,8 +239,11 @@ def judge(root: Path, day_file: Path, text: str) -> tuple[list[Written], list[Wr
     git_at = last_git_write(Path(day_file).parent)
     lost, deleted = [], []
     for w in sorted(missing, key=lambda w: w.at):
+        if git_at is not None and removed_in_a_commit(day_file, f"turn:{w.turn}"):
+            deleted.append(w)  # a revert, or any commit without it: a person's decision, even seconds later
+            continue
         by_git = git_at is not None and git_at >= w.at - 1 and abs(changed - git_at) <= GIT_SLACK_SECONDS
-        if changed - w.at <= HEAL_SECONDS or (by_git and not removed_in_a_commit(day_file, f"turn:{w.turn}")):
+        if w.block and (changed - w.at <= HEAL_SECONDS or by_git):
             lost.append(w)
         else:
             deleted.append(w)
