@@ -21,8 +21,9 @@ import pytest
 from memdown.config import AGENT_ENV
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DIR = REPO_ROOT.parent / "shared"
+SHARED_DIR = Path(os.environ.get("MEMDOWN_SHARED") or REPO_ROOT.parent / "shared")  # a worktree's checkout: set it
 SHARED_TRANSCRIPTS = SHARED_DIR / "transcripts"
+SHARED_AGENTS = SHARED_DIR / "agents"
 
 
 @pytest.fixture(autouse=True)
@@ -69,6 +70,14 @@ def shared_transcripts() -> Path:
     if not SHARED_TRANSCRIPTS.is_dir():
         pytest.skip("../shared/transcripts is absent")
     return SHARED_TRANSCRIPTS
+
+
+@pytest.fixture
+def shared_agents() -> Path:
+    """Other agents' real session logs (README.md + FORMATS.md there describe them)."""
+    if not (SHARED_AGENTS / "README.md").is_file():
+        pytest.skip("../shared/agents is absent")
+    return SHARED_AGENTS
 
 
 _WORD = re.compile(r"[a-z0-9]+")

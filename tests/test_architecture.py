@@ -7,6 +7,7 @@ Layers, top to bottom (see docs/architecture.md):
     services                            use cases: search, index, capture, mining, verify, jobs
     learning                            review, promotion, sweep, learnings/improvements/mistakes
     signals                             detection and the signal files
+    clients                             other agents' session logs → the one transcript model
     store · index · transcript · live   markdown files, the index cache, Claude Code transcripts,
                                         the daemon's client side
     paths · config · fsutil · errors · redact · fence · lazyre · dates · optout · logfiles     foundations
@@ -37,12 +38,15 @@ EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
                "logfiles", "shellguard", "envflags", "lazyre"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
+ABOVE_CLIENTS = ABOVE_STORES | {"clients"}
 
 # package part -> memdown parts it must never import (every upward edge, and sideways between stores)
 FORBIDDEN: dict[str, set[str]] = {
-    "store": ABOVE_STORES | {"index", "transcript"},
-    "index": ABOVE_STORES | {"store", "transcript"},
-    "transcript": ABOVE_STORES | {"store", "index"},
+    "store": ABOVE_CLIENTS | {"index", "transcript"},
+    "index": ABOVE_CLIENTS | {"store", "transcript"},
+    "transcript": ABOVE_CLIENTS | {"store", "index"},
+    # each client's logs as the one transcript model: reads transcript/, nothing above it
+    "clients": ABOVE_STORES | {"store", "index"},
     "signals": EDGES | {"services", "learning"},
     "learning": EDGES | {"services"},
     "services": EDGES,
@@ -53,8 +57,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "entry": set(),  # the console script: imports whatever it dispatches to
     "__main__": set(),
     # the daemon's client side (ask, start, stop): anything may use it, it uses foundations only
-    "live": ABOVE_STORES | {"store", "index", "transcript"},
-    **{name: ABOVE_STORES | {"store", "index", "transcript"} for name in FOUNDATIONS},
+    "live": ABOVE_CLIENTS | {"store", "index", "transcript"},
+    **{name: ABOVE_CLIENTS | {"store", "index", "transcript"} for name in FOUNDATIONS},
 }
 
 # --- TEMPORARY exemptions: remove your entries when your branch lands ---------------------------------

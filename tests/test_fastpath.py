@@ -48,7 +48,8 @@ def test_expand_and_stats_arity():
 
 def test_request_for_matches_the_service_ops():
     assert request_for("search", {"query": ("a", "b"), "k": 2}) == (
-        "search", {"query": "a b", "k": 2, "kind": None, "since": None, "until": None, "source": None, "mode": None})
+        "search", {"query": "a b", "k": 2, "kind": None, "since": None, "until": None, "source": None, "mode": None,
+                   "agent": None})
     op, params = request_for("search", {"query": ("x",), "concepts": ["y"]})
     assert op == "concepts" and params["concepts"] == ["x", "y"]
     assert request_for("expand", {"chunk_id": "abcd", "lines": None}) == ("expand", {"id": "abcd", "lines": 0})

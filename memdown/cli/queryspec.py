@@ -37,6 +37,7 @@ SEARCH = (
     Opt(("--since",), "since", "str", "Only entries dated on or after.", metavar="YYYY-MM-DD"),
     Opt(("--until",), "until", "str", "Only entries dated on or before.", metavar="YYYY-MM-DD"),
     Opt(("--source",), "source", "str", "Only files matching GLOB (relative to the memory root).", metavar="GLOB"),
+    Opt(("--agent",), "agent", "str", "Only sessions of this coding agent (codex, claude-code).", metavar="NAME"),
     Opt(("--mode",), "mode", "choice", "Retriever (default hybrid).", choices=("hybrid", "vector", "text")),
     Opt(("--concept",), "concepts", "multi",
         "Multi-concept AND search: repeat for each concept; only sessions/files matching all are returned."),

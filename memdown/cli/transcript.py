@@ -54,11 +54,12 @@ def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | 
     from ..errors import NotFoundError
     from ..transcript.archive import find_transcript
     from ..transcript.layout import require_transcript
-    from ..transcript.parser import last_turn, locate_turn, parse_transcript
+    from ..clients import parse_log
+    from ..transcript.parser import last_turn, locate_turn
     from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
 
     recorded = _recorded_transcripts(resolve_root(memory_dir))
-    parsed = parse_transcript(require_transcript(find_transcript(ref), recorded))
+    parsed = parse_log(require_transcript(find_transcript(ref), recorded))
     if turn_ref is None:
         _show(list_turns_json(parsed) if as_json else format_turn_list(parsed), as_json, wanted(fence))
         return

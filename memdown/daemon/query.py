@@ -27,7 +27,7 @@ def clean_params(params: dict[str, Any]) -> dict[str, Any]:
         raise UsageError("-k must be an integer")
     if out.get("lines") is not None and (isinstance(out["lines"], bool) or not isinstance(out["lines"], int)):
         raise UsageError("--lines must be an integer")
-    for name in ("query", "kind", "since", "until", "source", "mode", "id"):
+    for name in ("query", "kind", "since", "until", "source", "mode", "id", "agent"):
         if out.get(name) is not None and not isinstance(out[name], str):
             raise UsageError(f"{name} must be a string")
     concepts = out.get("concepts")

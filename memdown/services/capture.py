@@ -27,7 +27,7 @@ from ..redact import should_skip
 from ..store.daily import RECALL, SUMMARY, Entry, append_entry, heal_recent
 from ..store.layout import init_layout
 from ..transcript.archive import portable_path
-from ..transcript.parser import parse_transcript
+from ..clients import parse_log
 from ..transcript.render import local_time
 from ..transcript.segments import plan_entries
 from . import recorded_turns
@@ -86,7 +86,7 @@ def pending_unit_count(root: Path, transcript_path: Path, session_id: str) -> in
     state = _load_state(paths.session_state_file(root, "sessions", session_id, ".json"))
     if state.get("skipped"):
         return 0
-    transcript = parse_transcript(Path(transcript_path), include_subagents=False)
+    transcript = parse_log(Path(transcript_path), include_subagents=False)
     turns, _copies = _new_turns(transcript, set(state.get("done", [])), recorded_turns.load(root), session_id)
     return len(plan_entries(turns, transcript.turns, final=True).units)
 
@@ -119,7 +119,7 @@ def record_session(
         if state.get("skipped"):
             report.skipped_session = True
             return report
-        transcript = parse_transcript(Path(transcript_path), include_subagents=False)
+        transcript = parse_log(Path(transcript_path), include_subagents=False)
         session_id = session_id or transcript.session_id
         if _opted_out(transcript, state, state_path):
             report.skipped_session = True
@@ -141,7 +141,7 @@ def record_session(
             message = last_message if unit.turn is transcript.turns[-1] and include_last_turn else None
             use_model = len(plan.units) - n <= model_summaries
             bullets, method = _summarize(unit, config, use_model=use_model, cwd=transcript.cwd, last_message=message)
-            _write_unit(root, unit, session_id, portable, bullets, method, report)
+            _write_unit(root, unit, session_id, portable, bullets, method, report, transcript.agent)
             done.update(t.uuid for t in unit.turns)
             unsaved.extend(unit.turns)
             # Saved per model summary and every SAVE_SECONDS: a crash redoes that much, anchors skip it.
@@ -171,11 +171,11 @@ def _save(root: Path, state_path: Path, state: dict, done: set[str], turns: list
 
 
 def _write_unit(root: Path, unit, session_id: str, portable: str, bullets: list[str], method: str,
-                report: CaptureReport) -> None:
+                report: CaptureReport, agent: str = "") -> None:
     """Append one unit's entry on the day its turn happened (the turn's own timestamp)."""
     turn = unit.turn
     kind = RECALL if method == "recall" else SUMMARY
-    entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind)
+    entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind, agent)
     if append_entry(root, entry) is None:
         report.duplicates += 1
     else:

@@ -186,15 +186,17 @@ class Memory:
             since=kw.get("since"),
             until=kw.get("until"),
             source=kw.get("source"),
+            agent=kw.get("agent"),
             mode=kw.get("mode") or self.config["search.mode"],
             candidate_depth=self.config["search.candidate_depth"],
         )
 
     def search(self, query: str, *, k: int | None = None, kind: str | None = None, since: str | None = None,
                until: str | None = None, source: str | None = None, mode: str | None = None,
-               refresh: bool = True, today: str | None = None) -> list[Hit]:
+               refresh: bool = True, today: str | None = None, agent: str | None = None) -> list[Hit]:
         """``today`` (YYYY-MM-DD) is what relative dates in the query count from; None = the clock."""
-        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today)
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today,
+                                agent=agent)
         options.validate()
         vector = None
         if options.mode != "text":
@@ -235,8 +237,8 @@ class Memory:
 
     def search_concepts(self, concepts: list[str], *, k: int | None = None, kind: str | None = None,
                         since: str | None = None, until: str | None = None, source: str | None = None,
-                        mode: str | None = None, refresh: bool = True) -> list[ConceptMatch]:
-        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode)
+                        mode: str | None = None, refresh: bool = True, agent: str | None = None) -> list[ConceptMatch]:
+        options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, agent=agent)
         options.validate()
         self.ensure_index(refresh=refresh)
         return self._with_recovery(lambda: concept_search(self.table, self.embedder, concepts, options))

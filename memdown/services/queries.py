@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .memory import Memory
 
 # The search filters every query op accepts (the CLI builds its requests from this too).
-FILTERS = ("k", "kind", "since", "until", "source", "mode")
+FILTERS = ("k", "kind", "since", "until", "source", "mode", "agent")
 
 
 def run_query(mem: "Memory", op: str, params: dict[str, Any], *, refresh: bool = True) -> Any:

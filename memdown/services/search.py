@@ -20,6 +20,8 @@ from .windows import Window, WindowOptions, rank_windows
 
 MODES = ("hybrid", "vector", "text")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_AGENT = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+CLAUDE_CODE = "claude-code"  # its sessions' headings carry no agent label
 
 
 @dataclass
@@ -29,6 +31,7 @@ class SearchOptions:
     since: str | None = None
     until: str | None = None
     source: str | None = None  # a glob over paths relative to the memory root
+    agent: str | None = None  # the client whose sessions to search: "codex" (its "## Session 14:30 (codex)"), "claude-code"
     mode: str = "hybrid"
     candidate_depth: int = 10
     # Windows (services/windows.py): the size budget of one window; window_chars = 0 returns the
@@ -41,6 +44,8 @@ class SearchOptions:
             raise UsageError("-k must be between 1 and 1000")
         if self.mode not in MODES:
             raise UsageError(f"unknown mode {self.mode!r} (choose from {', '.join(MODES)})")
+        if self.agent is not None and not _AGENT.match(self.agent):
+            raise UsageError(f"--agent takes a client name such as codex or claude-code, not {self.agent!r}")
         if self.kind is not None and self.kind not in KINDS:
             raise UsageError(f"unknown kind {self.kind!r} (choose from {', '.join(KINDS)})")
         for name in ("since", "until", "today"):
@@ -112,6 +117,8 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
     if options.until:
         # Undated entries ("" sorts first) are outside any date range, as with --since.
         clauses.append(f"date <= {sql_literal(options.until)} AND date != ''")
+    if options.agent:
+        clauses.append(_agent_clause(options.agent))
     if options.source:
         # Globs are matched here, against the sources we know, and passed to
         # LanceDB as quoted literals: no user text is ever spliced into SQL.
@@ -120,6 +127,15 @@ def build_where(table: ChunkTable, options: SearchOptions) -> str | None:
             return "FALSE"
         clauses.append("source IN (" + ", ".join(sql_literal(s) for s in matched) + ")")
     return " AND ".join(clauses) or None
+
+
+def _agent_clause(agent: str) -> str:
+    """Entries under a session heading that names ``agent`` (``Session 14:30 (codex)``, continued or not);
+    Claude Code's headings name none."""
+    if agent == CLAUDE_CODE:
+        return (f"(heading LIKE {sql_literal('%Session __:__%')} AND (heading NOT LIKE {sql_literal('%Session __:__ (%')}"
+                f" OR heading LIKE {sql_literal('%Session __:__ (continued)%')}))")
+    return f"heading LIKE {sql_literal(f'%Session __:__ ({agent})%')}"
 
 
 def _today(value: str | None) -> datetime.date | None:

@@ -75,7 +75,7 @@ class _Prev:
 
 def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: list[str], adjust, classify=None,
                copied=None):
-    from ..transcript.parser import parse_transcript
+    from ..clients import parse_log
 
     try:
         size = path.stat().st_size
@@ -83,7 +83,7 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
         return [], offset, last, [], []
     if size < offset:  # replaced or truncated: start again (duplicates are filtered later)
         offset, last = 0, {}
-    transcript = parse_transcript(path, start_offset=offset, include_subagents=False)
+    transcript = parse_log(path, start_offset=offset, include_subagents=False)
     found: list[Signal] = []
     calls: list = []
     preamble = transcript.preamble

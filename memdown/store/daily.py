@@ -50,6 +50,11 @@ class Entry:
     transcript: str  # portable path ("~/…"), never a raw home directory
     bullets: list[str]
     kind: str = SUMMARY  # SUMMARY → memory/YYYY-MM-DD.md; RECALL → memory/recalls/YYYY-MM-DD.md
+    agent: str = ""  # the client, named in the session's heading ("## Session 14:30 (codex)"); "" = Claude Code
+
+    def started(self) -> str:
+        """What follows ``## Session`` in a heading this entry opens: its time, and its agent when not Claude Code."""
+        return f"{self.when:%H:%M} ({self.agent})" if self.agent else f"{self.when:%H:%M}"
 
 
 def entry_file(root: Path, entry: Entry) -> Path:
@@ -236,7 +241,7 @@ def insert_entry(text: str, entry: Entry) -> str | None:
     """The day file's new text with ``entry`` placed, or None if already there."""
     if has_turn(text, entry.session, entry.turn):
         return None
-    return place_block(text, f"{entry.when:%Y-%m-%d}", entry.session, render_entry(entry), f"{entry.when:%H:%M}")
+    return place_block(text, f"{entry.when:%Y-%m-%d}", entry.session, render_entry(entry), entry.started())
 
 
 def _heal(root: Path, path: Path, text: str, report: dict) -> str:
@@ -259,7 +264,7 @@ def _as_append(text: str, entry: Entry) -> Append | None:
     file that is empty or only blank (it gets the day's title)."""
     if not text or text.isspace():
         return None
-    return Append(_blank_line_after(text) + _joint(text, entry.session, f"{entry.when:%H:%M}") + render_entry(entry))
+    return Append(_blank_line_after(text) + _joint(text, entry.session, entry.started()) + render_entry(entry))
 
 
 def _write(root: Path, path: Path, entry: Entry | None) -> dict:
@@ -275,7 +280,7 @@ def _write(root: Path, path: Path, entry: Entry | None) -> dict:
         assert entry is not None
         tail = _as_append(text, entry) if healed is text else None
         return (tail if tail is not None else place_block(healed, f"{entry.when:%Y-%m-%d}", entry.session,
-                                                          render_entry(entry), f"{entry.when:%H:%M}")), None
+                                                          render_entry(entry), entry.started())), None
 
     with file_lock(file_lock_for(path), timeout=30):
         edit_locked(path, change, wrote=identity, left=written.stamp(root, path))

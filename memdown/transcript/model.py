@@ -1,7 +1,9 @@
 """The parsed shape of a transcript: turns, their tool calls, sub-transcripts.
 
 Standard library only (hooks import it on their fast path). Built by
-``parser.parse_transcript``; read by capture, signals, drill-down and search.
+``parser.parse_transcript`` for Claude Code and by ``memdown.clients`` for other
+agents (tool calls under the names memdown knows: ``Bash``/``command``, ``Edit``/
+``file_path``); read by capture, signals, drill-down and search.
 """
 from __future__ import annotations
 
@@ -96,3 +98,5 @@ class Transcript:
     replayed_turns: int = 0          # resume replays dropped (see module doc)
     # Assistant work before the first prompt (a file or chunk starting mid-turn).
     preamble: Turn | None = field(default=None, repr=False)
+    # Which client wrote the log: "" for Claude Code (its headings stay unlabelled), else e.g. "codex".
+    agent: str = ""
