@@ -34,7 +34,7 @@ MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or the line after it, with a reason
 
-EDGES = {"cli", "hooks", "daemon", "api", "entry", "__main__"}
+EDGES = {"cli", "hooks", "daemon", "api", "mcpserver", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
                "logfiles", "shellguard", "envflags", "lazyre"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
@@ -53,6 +53,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "daemon": {"cli", "hooks", "entry", "__main__"},
     "hooks": {"cli", "api", "daemon", "learning", "signals", "index", "entry", "__main__"},
     "api": {"cli", "hooks", "daemon", "entry", "__main__"},
+    # the MCP edge prints what the CLI prints (cli.render, cli.recorded), so it may use those
+    "mcpserver": {"hooks", "daemon", "api", "entry", "__main__"},
     "cli": {"entry", "__main__"},
     "entry": set(),  # the console script: imports whatever it dispatches to
     "__main__": set(),

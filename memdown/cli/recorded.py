@@ -40,8 +40,9 @@ TITLES = {
     "stats": "memdown stats. Paths, names and values come from this machine and the repository's files.",
 }
 # Commands that gate their own output (recall) or speak a protocol (hook: JSON for Claude Code;
-# merge-file: git's merge driver). Every other command goes through output_gate.
-SELF_GATED = frozenset({"search", "expand", "stats", "transcript", "hook", "merge-file"})
+# merge-file: git's merge driver; mcp: JSON-RPC whose tool results are fenced by mcpserver).
+# Every other command goes through output_gate.
+SELF_GATED = frozenset({"search", "expand", "stats", "transcript", "hook", "merge-file", "mcp"})
 
 
 def wanted(explicit: bool | None) -> bool:

@@ -1,0 +1,54 @@
+"""The transcript drill-down as data: list a session's turns, or one turn with its neighbours.
+
+One code path for every edge that shows a recorded session (``memdown transcript``, the MCP
+server's ``transcript`` tool): which files may be read is decided here, once.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .. import fsutil, paths
+from ..errors import NotFoundError
+
+
+def recorded_transcripts(root: Path) -> Iterator[Path]:
+    """Transcript paths named by this memory's anchors (read lazily, only when needed)."""
+    from ..store.anchors import ANCHOR_RE, anchor_unescape, parse_anchor
+    from ..transcript.archive import resolve_portable
+
+    for day in paths.daily_files(root):
+        try:
+            text = fsutil.read_text(day, errors="replace")
+        except OSError:
+            continue
+        for match in ANCHOR_RE.finditer(text):
+            anchor = parse_anchor(match.group(0))
+            if anchor is not None and anchor.transcript:
+                yield resolve_portable(anchor_unescape(anchor.transcript))
+
+
+def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: int = 0, *,
+                    as_json: bool = False) -> Any:
+    """The turn list (``turn_ref`` None) or one turn with ``context`` turns around it.
+
+    Text (a str) or JSON-ready data (``as_json``). Only Claude Code transcripts are read: under
+    the client's projects folder, the archive, or sessions this memory recorded.
+    """
+    from ..clients import parse_log
+    from ..transcript.archive import find_transcript
+    from ..transcript.layout import require_transcript
+    from ..transcript.parser import last_turn, locate_turn
+    from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
+
+    parsed = parse_log(require_transcript(find_transcript(ref), recorded_transcripts(root)))
+    if turn_ref is None:
+        return list_turns_json(parsed) if as_json else format_turn_list(parsed)
+    if turn_ref.strip().lower() == "last":
+        turn = last_turn(parsed)
+        if turn is None:
+            raise NotFoundError(f"session {parsed.session_id} has no turns")
+    else:
+        turn = locate_turn(parsed, turn_ref)[1]
+    return render_turns_json(parsed, turn, context) if as_json else render_turns(parsed, turn, context)
