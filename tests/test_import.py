@@ -25,8 +25,9 @@ def _history(project: Path) -> Path:
     return folder
 
 
-def _session(folder: Path, day: str, prompts: int = 2, *, correction: bool = False) -> TranscriptBuilder:
-    b = TranscriptBuilder(cwd=str(folder))
+def _session(folder: Path, day: str, prompts: int = 2, *, correction: bool = False,
+             cwd: str = "") -> TranscriptBuilder:
+    b = TranscriptBuilder(cwd=cwd or os.getcwd())  # a session started in the project (the test's cwd)
     for n in range(prompts):
         b.prompt(f"Step {n}: wire the {day} exporter into the nightly job")
         b.tool("Edit", {"file_path": f"/work/project/export_{n}.py", "old_string": "a", "new_string": "b"}, "ok")

@@ -26,17 +26,13 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
     Each turn lands on the day it happened; signals on the day they were said. Running it again adds
     nothing, and an interrupted import resumes where it stopped.
     """
-    from ..services.importer import (find_transcripts, history_dirs, import_transcripts, pending_units,
-                                     update_index)
+    from ..services.importer import import_transcripts, pending_units, survey, update_index
 
     root = resolve_root(memory_dir)
-    transcripts = find_transcripts(list(targets), cwd=Path.cwd(), root=root)
+    found = survey(list(targets), cwd=Path.cwd(), root=root)
+    transcripts = found.transcripts
     if not transcripts:
-        where = ", ".join(str(p) for p in history_dirs(Path.cwd(), root)) or "this project's Claude Code history"
-        if as_json:
-            print_json({"sessions": 0, "turns": 0, "entries": 0, "signals": 0, "skipped": 0, "seconds": 0.0})
-        else:
-            click.echo(f"Nothing to import: no transcripts in {where}.")
+        _nothing_found(found, as_json)
         return
     config = load_settings(root)
     use_claude = summarize == "claude"
@@ -53,7 +49,7 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
     started = time.monotonic()
     try:
         with Progress("importing sessions", plain=True) as progress:
-            report = import_transcripts(root, transcripts, config=config, use_claude=use_claude,
+            report = import_transcripts(root, found, config=config, use_claude=use_claude,
                                         progress=lambda stage, done, total, _what: progress(stage, done, total),
                                         index=False)
         if not no_index:
@@ -67,13 +63,44 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
     if as_json:
         print_json(report.to_dict())
         return
+    _summary(report)
+
+
+def _nothing_found(found, as_json: bool) -> None:
+    """No transcript to import: where memdown looked, and what it found there instead."""
+    from ..services.importer import ImportReport
+
+    report = ImportReport(looked_in=[str(p) for p in found.looked_in])
+    for path, reason in found.skipped:
+        report.skip(path, reason)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    where = "; ".join(f"{p}{'' if p.is_dir() else ' (no such folder)'}" for p in found.looked_in)
+    click.echo(f"Nothing to import: no Claude Code transcript in {where or 'the named folders'}.")
+    _reasons(report)
+
+
+def _summary(report) -> None:
+    click.echo(f"Looked at {report.files} file(s): {report.imported} session(s) imported, "
+               f"{report.already_imported} already imported, {report.skipped_sessions} skipped.")
     click.echo(f"Imported {report.sessions} session(s): {report.entries} entr(ies) from {report.turns} new turn(s), "
                f"{report.signals} signal(s); {report.skipped} turn(s) already recorded or not memories; "
                f"{report.seconds:.1f} s.")
-    for error in report.errors:
-        click.echo(f"skipped {error}", err=True)
+    _reasons(report)
     if report.signals:
         click.echo("Review what the signals propose with `memdown reflect list`.")
+
+
+def _reasons(report) -> None:
+    """One line per reason a file was skipped or a turn held back, with its count."""
+    for reason, count in report.reasons().items():
+        click.echo(f"skipped {count} file(s): {reason}")
+    held: dict[str, int] = {}
+    for item in report.held_back:
+        held[item["reason"]] = held.get(item["reason"], 0) + 1
+    for reason, count in held.items():
+        click.echo(f"held back the last turn of {count} session(s): {reason}")
 
 
 COMMANDS = (import_cmd,)

@@ -51,6 +51,8 @@ class CaptureReport:
     restored: int = 0         # entries lost in a race (an editor's or git's write) and written back
     copied: int = 0           # turns a fork or resume copied from a session that recorded them
     turns: int = 0            # turns not recorded before this run (copies included)
+    prompts: int = 0          # turns in the transcript (recorded or not)
+    held_back: int = 0        # the last turn, left for the session's own Stop (``include_last_turn=False``)
 
 
 def _load_state(path: Path) -> dict:
@@ -127,10 +129,10 @@ def record_session(
         done = set(state.get("done", []))
         known = recorded_turns.load(root)
         turns, copies = _new_turns(transcript, done, known, session_id)
-        report.turns, report.copied = len(turns) + len(copies), len(copies)
+        report.turns, report.copied, report.prompts = len(turns) + len(copies), len(copies), len(transcript.turns)
         done.update(t.uuid for t in copies)
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
-            turns = turns[:-1]  # may still be in progress (auto-compaction mid-turn)
+            turns, report.held_back = turns[:-1], 1  # may still be in progress (auto-compaction mid-turn)
         plan = plan_entries(turns, transcript.turns, final=final)
         report.client_only, report.waiting = len(plan.skipped), len(plan.pending)
         done.update(t.uuid for t in plan.skipped)

@@ -19,33 +19,44 @@ calls that would make, so the CLI can say so before it starts.
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import fsutil
 from .. import paths
 from ..config import Config
-from ..errors import InputFileError, LockTimeoutError, MemdownError
-from ..transcript.layout import first_session_id, is_agent_file, looks_like_transcript, session_stem
+from ..errors import LockTimeoutError, MemdownError
+from ..transcript.layout import first_session_id, session_stem
+from .import_sources import Survey, find_transcripts, history_dirs, project_key, survey
 
-# A transcript written to this recently may belong to a running session: its
-# last turn may be unfinished, so it is left to that session's own Stop.
+__all__ = ["ImportReport", "Survey", "find_transcripts", "history_dirs", "import_transcripts", "project_key",
+           "survey"]
+
+# A transcript written to this recently may belong to a running session: its last turn may be
+# unfinished, so it is left to that session's own Stop (or the next import), and the report says so.
 LIVE_SECONDS = 600
+OPTED_OUT = "opted out (a no-memory marker in a prompt)"
+NO_PROMPTS = "no prompts (nothing typed in it)"
 
 Progress = Callable[[str, int, int, str], None]  # (stage, done, total, what)
 
 
 @dataclass
 class ImportReport:
-    sessions: int = 0          # transcripts read
+    files: int = 0             # files looked at: imported + already_imported + skipped_sessions
+    sessions: int = 0          # transcripts read (imported or already imported)
+    imported: int = 0          # transcripts that brought in turns not recorded before
+    already_imported: int = 0  # transcripts whose every turn was recorded before (by this or another session)
     turns: int = 0             # turns not recorded before this run
     entries: int = 0           # entries written
     signals: int = 0           # signals written
     skipped: int = 0           # turns already recorded (this or another session) or client-only
-    skipped_sessions: int = 0  # opted out (a "no memory" marker) or unreadable
+    skipped_sessions: int = 0  # files looked at and not imported (each in ``skipped_files`` with its reason)
+    skipped_files: list[dict] = field(default_factory=list)   # {"path", "reason"}
+    held_back: list[dict] = field(default_factory=list)       # {"path", "turns", "reason"}: possibly live
+    looked_in: list[str] = field(default_factory=list)        # the folders searched
     model_calls: int = 0
     archiving: int = 0         # transcripts handed to the detached archiver (``archive_later``)
     indexed_files: int = 0
@@ -55,93 +66,30 @@ class ImportReport:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def skip(self, path: Path, reason: str) -> None:
+        self.skipped_files.append({"path": str(path), "reason": reason})
+        self.skipped_sessions += 1
+        self.files += 1
 
-def project_key(cwd: Path) -> str:
-    """Claude Code's folder name for a project: the cwd with every non-alphanumeric character as "-"."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
-def history_dirs(cwd: Path, root: Path | None = None) -> list[Path]:
-    """This project's folders under ``claude_home()/projects`` (the cwd's, and the project root's)."""
-    places = [Path(cwd)] + ([Path(root).parent] if root is not None else [])
-    found: dict[Path, None] = {}
-    for place in places:
-        folder = paths.claude_home() / "projects" / project_key(place)
-        if folder.is_dir():
-            found.setdefault(folder, None)
-    return list(found)
-
-
-def has_history(folder: Path, *, besides: str = "") -> bool:
-    """A directory listing only (SessionStart's fast path): any session transcript but ``besides``."""
-    import os
-
-    try:
-        with os.scandir(folder) as entries:
-            return any(e.name.endswith(".jsonl") and not e.name.startswith("agent-")
-                       and e.name != f"{besides}.jsonl" for e in entries)
-    except OSError:
-        return False
-
-
-def _session_files(folder: Path) -> Iterable[Path]:
-    """Main-session transcripts under ``folder``: never subagent logs (``agent-*``, ``subagents/``)."""
-    for pattern in ("*.jsonl", "*.jsonl.gz"):
-        for path in folder.rglob(pattern):
-            rel = path.relative_to(folder).parts
-            if is_agent_file(path) or "subagents" in rel or not path.is_file():
-                continue
-            yield path
-
-
-def find_transcripts(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> list[Path]:
-    """The transcripts to import, oldest first (a fork after its parent).
-
-    No ``targets``: this project's history. A named file must be a transcript;
-    a folder contributes every main-session transcript under it."""
-    chosen: dict[Path, None] = {}
-    if not targets:
-        for folder in history_dirs(cwd, root):
-            for path in _session_files(folder):
-                chosen.setdefault(path, None)
-    for target in targets:
-        target = Path(target).expanduser()
-        if target.is_dir():
-            for path in _session_files(target):
-                chosen.setdefault(path, None)
-        elif target.is_file():
-            if not looks_like_transcript(target):
-                raise InputFileError(f"{target} is not a Claude Code transcript")
-            chosen.setdefault(target, None)
-        else:
-            raise InputFileError(f"{target} does not exist")
-    found = [p for p in chosen if looks_like_transcript(p)]
-    return sorted(found, key=lambda p: (_first_timestamp(p), str(p)))
-
-
-def _first_timestamp(path: Path) -> str:
-    from ..transcript.reader import iter_entries
-
-    try:
-        for n, (_offset, entry) in enumerate(iter_entries(path)):
-            if isinstance(entry.get("timestamp"), str):
-                return entry["timestamp"]
-            if n > 50:
-                break
-    except MemdownError:
-        pass
-    return "9999"
+    def reasons(self) -> dict[str, int]:
+        """How many files were skipped for each reason (most first)."""
+        counts: dict[str, int] = {}
+        for item in self.skipped_files:
+            counts[item["reason"]] = counts.get(item["reason"], 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def session_of(path: Path) -> str:
     return first_session_id(path) or session_stem(path)
 
 
-def _may_be_live(path: Path, now: float) -> bool:
+def _written_ago(path: Path, now: float) -> float | None:
+    """Seconds since ``path`` was last written when that may be a running session's, else None."""
     try:
-        return now - path.stat().st_mtime < LIVE_SECONDS
+        age = now - path.stat().st_mtime
     except OSError:
-        return False
+        return None
+    return age if age < LIVE_SECONDS else None
 
 
 def import_settings(config: Config, use_claude: bool) -> Config:
@@ -159,38 +107,25 @@ def pending_units(root: Path, transcripts: Sequence[Path]) -> int:
     return sum(pending_unit_count(root, path, session_of(path)) for path in transcripts)
 
 
-def import_transcripts(root: Path, transcripts: Sequence[Path], *, config: Config, use_claude: bool = False,
-                       progress: Progress | None = None, index: bool = True,
+def import_transcripts(root: Path, transcripts: Sequence[Path] | Survey, *, config: Config,
+                       use_claude: bool = False, progress: Progress | None = None, index: bool = True,
                        index_progress: Callable[[str, int, int], None] | None = None) -> ImportReport:
-    """Record every transcript's unrecorded turns and signals, then update the index once."""
-    from .capture import record_session
-    from .signal_mining import mine_session
+    """Record every transcript's unrecorded turns and signals, then update the index once.
 
+    Given a ``Survey``, the files it skipped are in the report too, each with its reason."""
     started = time.monotonic()
     settings = import_settings(config, use_claude)
     report = ImportReport()
+    if isinstance(transcripts, Survey):
+        report.looked_in = [str(p) for p in transcripts.looked_in]
+        for path, reason in transcripts.skipped:
+            report.skip(path, reason)
+        transcripts = transcripts.transcripts
     now = time.time()
     for n, path in enumerate(transcripts):
         if progress is not None:
             progress("importing sessions", n, len(transcripts), path.name)
-        session = session_of(path)
-        live = _may_be_live(path, now)
-        try:
-            captured = record_session(root, path, session, config=settings, include_last_turn=not live,
-                                      final=not live, model_summaries=10**9 if use_claude else 0)
-            mined = mine_session(root, path, session, config=settings)
-        except MemdownError as exc:  # one unreadable transcript never stops the rest
-            report.skipped_sessions += 1
-            report.errors.append(f"{path}: {exc}")
-            continue
-        report.sessions += 1
-        if captured.skipped_session:
-            report.skipped_sessions += 1
-        report.turns += captured.turns
-        report.entries += captured.written
-        report.skipped += captured.duplicates + captured.copied + captured.client_only
-        report.model_calls += captured.methods.get("claude", 0)
-        report.signals += len(mined)
+        _import_one(root, path, settings, use_claude, now, report)
     if progress is not None:
         progress("importing sessions", len(transcripts), len(transcripts), "")
     if config["archive.enabled"] and report.sessions:
@@ -199,6 +134,44 @@ def import_transcripts(root: Path, transcripts: Sequence[Path], *, config: Confi
         report.indexed_files = update_index(root, config, index_progress)
     report.seconds = round(time.monotonic() - started, 2)
     return report
+
+
+def _import_one(root: Path, path: Path, settings: Config, use_claude: bool, now: float,
+                report: ImportReport) -> None:
+    """One transcript into ``report``: imported, already imported, or skipped with its reason."""
+    from .capture import record_session
+    from .signal_mining import mine_session
+
+    session = session_of(path)
+    age = _written_ago(path, now)
+    live = age is not None
+    try:
+        captured = record_session(root, path, session, config=settings, include_last_turn=not live,
+                                  final=not live, model_summaries=10**9 if use_claude else 0)
+        mined = mine_session(root, path, session, config=settings)
+    except MemdownError as exc:  # one unreadable transcript never stops the rest
+        report.skip(path, f"unreadable ({exc.one_line()})")
+        report.errors.append(f"{path}: {exc}")
+        return
+    if captured.skipped_session or not captured.prompts:
+        report.skip(path, OPTED_OUT if captured.skipped_session else NO_PROMPTS)
+        return
+    report.files += 1
+    report.sessions += 1
+    if captured.turns > captured.copied:
+        report.imported += 1
+    else:
+        report.already_imported += 1
+    if live and (captured.held_back or captured.waiting):
+        report.held_back.append({
+            "path": str(path), "turns": captured.held_back + captured.waiting,
+            "reason": f"possibly live (written {int(age or 0) // 60} min ago): its last turn waits for the "
+                      "session's Stop or the next import"})
+    report.turns += captured.turns
+    report.entries += captured.written
+    report.skipped += captured.duplicates + captured.copied + captured.client_only
+    report.model_calls += captured.methods.get("claude", 0)
+    report.signals += len(mined)
 
 
 def update_index(root: Path, config: Config, progress: Callable[[str, int, int], None] | None) -> int:

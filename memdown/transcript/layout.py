@@ -16,19 +16,18 @@ one this project's memory recorded that also reads as a transcript.
 from __future__ import annotations
 
 import contextlib
-import gzip
-import json
 import os
 import stat
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import paths
 from ..errors import MemdownError, NotATranscriptError
-from .reader import iter_entries
+from .reader import decode_line, iter_entries, open_stream
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
-_SNIFF_BYTES = 256 << 10
 
 
 def session_stem(path: Path) -> str:
@@ -80,24 +79,83 @@ def _under(path: Path, folder: Path) -> bool:
         return False
 
 
-def looks_like_transcript(path: Path) -> bool:
-    """The first JSON line is an object with a ``type`` and a ``sessionId`` (or is a ``summary`` line)."""
+# How far a file is read to tell whether it is a Claude Code transcript: clients write bookkeeping
+# lines first (``file-history-snapshot``, ``summary``, ``queue-operation``, ``permission-mode``…; up to
+# 29 before the first session line in the shared corpus, more after many resumes).
+SNIFF_LINES = 500
+SNIFF_BYTES = 16 << 20
+_LINE_LIMIT = 4 << 20
+
+
+class Sniff(NamedTuple):
+    """What the head of a file says: ``problem`` ('' for a transcript), its first session id, cwd, time."""
+
+    problem: str
+    session_id: str = ""
+    cwd: str = ""
+    timestamp: str = ""
+
+
+def sniff(path: Path) -> Sniff:
+    """Whether ``path`` is a Claude Code transcript, by content: any of its first lines carries
+    Claude Code's entry shape (a string ``type`` and a string ``sessionId``), whatever type comes
+    first and whatever the suffix. ``problem`` says why not in a few words (the import report's reason)."""
     try:
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except (OSError, EOFError, gzip.BadGzipFile):
-        return False
-    for raw in head.splitlines()[:5]:
-        if not raw.strip():
-            continue
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            return False
-        return isinstance(entry, dict) and isinstance(entry.get("type"), str) and (
-            isinstance(entry.get("sessionId"), str) or entry.get("type") == "summary")
-    return False
+        stream = open_stream(path)
+    except MemdownError as exc:
+        return Sniff(f"unreadable ({exc})")
+    seen = read = objects = 0
+    kinds: dict[str, None] = {}
+    found = Sniff("")
+    try:
+        with stream:
+            while seen < SNIFF_LINES and read < SNIFF_BYTES:
+                raw = stream.readline(_LINE_LIMIT)
+                if not raw:
+                    break
+                read += len(raw)
+                entry = decode_line(raw)
+                if entry is None:
+                    seen += bool(raw.strip())
+                    continue
+                seen += 1
+                objects += 1
+                kind = entry.get("type")
+                if isinstance(kind, str):
+                    kinds.setdefault(kind, None)
+                found = _note(found, entry, kind)
+                if found.session_id and found.cwd:
+                    return found
+    except (OSError, EOFError, zlib.error) as exc:
+        return Sniff(f"unreadable ({exc})")
+    if found.session_id:
+        return found  # a session without a recorded cwd (1.0.x wrote it on every line; some lines lack it)
+    if not seen:
+        return Sniff("empty")
+    if not objects:
+        return Sniff("not JSON lines")
+    if kinds:
+        shown = ", ".join(list(kinds)[:3])
+        return Sniff(f"no conversation in its first {seen} line(s) (only {shown} entries, no sessionId)")
+    return Sniff(f"not a Claude Code transcript (no entry with a type and a sessionId in its first {seen} line(s))")
+
+
+def _note(found: Sniff, entry: dict, kind: object) -> Sniff:
+    """``found`` with what ``entry`` adds: the first timestamp, the first session id, the first cwd."""
+    if not found.timestamp and isinstance(entry.get("timestamp"), str):
+        found = found._replace(timestamp=entry["timestamp"])
+    session = entry.get("sessionId")
+    if not found.session_id and isinstance(kind, str) and isinstance(session, str) and session:
+        found = found._replace(session_id=session)
+    cwd = entry.get("cwd")
+    if found.session_id and not found.cwd and isinstance(cwd, str) and cwd:
+        found = found._replace(cwd=cwd)
+    return found
+
+
+def looks_like_transcript(path: Path) -> bool:
+    """Claude Code's entry shape in one of the first lines (``sniff``)."""
+    return not sniff(Path(path)).problem
 
 
 def portable_path(path: Path) -> str:

@@ -22,6 +22,7 @@ from .. import fsutil
 from ..fsutil import clean_json
 
 GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
 # A single transcript line can hold a whole file read or an image as base64;
 # tens of MB is plausible, hundreds is a corrupt file we refuse to hold in memory.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -88,7 +89,8 @@ def decode_line(raw: bytes) -> dict | None:
     later turns (a lone surrogate cannot be written as UTF-8 downstream).
     """
     # A NUL run (a crash mid-append) may sit before the next writer's line: it is not part of it.
-    text = raw.strip(b"\x00 \t\r\n").decode("utf-8", errors="replace")
+    # A UTF-8 byte order mark (a file saved by an editor or tool that writes one) is not part of the JSON.
+    text = raw.strip(b"\x00 \t\r\n").removeprefix(_BOM).decode("utf-8", errors="replace")
     if not text:
         return None
     try:
