@@ -117,10 +117,15 @@ def invoked(command: str) -> list[list[str]] | None:
             if not words:
                 return
             found.append([os.path.basename(words[0]), *words[1:]])
-            if words[0].startswith("python") and len(words) > 2 and words[1] == "-m":
+            if os.path.basename(words[0]).startswith("python") and len(words) > 2 and words[1] == "-m":
                 found.append(words[2:])
             if words[0] in ("npx", "bunx", "uvx"):
                 found.append(words[1:])
+            if words[0] == "find":  # find … -exec cmd … ; runs cmd
+                for k, word in enumerate(words):
+                    if word in ("-exec", "-execdir", "-ok", "-okdir") and k + 1 < len(words):
+                        end = next((j for j in range(k + 1, len(words)) if words[j] in (";", "+")), len(words))
+                        found.append([os.path.basename(words[k + 1]), *words[k + 2:end]])
             if words[0] in ("bash", "sh", "zsh") and "-c" in words[1:-1]:
                 found.extend(invoked(words[words.index("-c") + 1]) or [])
 
@@ -154,8 +159,9 @@ def false_stops(active: list[dict], folder: Path, verbose: bool) -> None:
     stats = {"stopped": 0, "false": 0, "unjudged": 0}
     shown: list[str] = []
     for command in commands:
-        hits = [g for g in active if shellguard.check([g], "Bash", {"command": command}, "/project/.memdown")]
-        if not hits:
+        hits = [g for g in active if not g.get("paths")
+                and shellguard.check([g], "Bash", {"command": command}, "/project/.memdown")]
+        if not hits:  # path guards' stops (files a command writes) are judged in bench/guards/run_shapes.py
             continue
         stats["stopped"] += 1
         truth = invoked(command)

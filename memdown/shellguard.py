@@ -5,12 +5,16 @@
 user, never in a repository, written only for approvals made on this machine.
 The hook reads that one small JSON file and matches the tool call here:
 
-- Bash: the command is split into simple commands (``&&``, ``||``, ``;``,
-  pipes, subshells, ``bash -c '…'``, heredoc bodies skipped) with ``shlex``;
-  each loses its env assignments and wrappers (``sudo``, ``env``, ``time``…),
-  and runners (``npx``, ``pnpm dlx``, ``uv run``, ``python -m``…) are peeled
-  off one by one, so ``sudo FOO=1 npx x`` is seen as ``npx x`` and as ``x``.
-- Edit / Write / MultiEdit: the file path against the guard's path patterns.
+- Bash: the line is parsed with the shell's grammar (``shellparse``: compound commands,
+  groups, ``!``, substitutions, heredocs whatever their quoting, ``bash -c``); each simple
+  command loses its env assignments and wrappers with their own options (``sudo -u x``,
+  ``time -p``, ``nice -n 5``…) and runners (``npx``, ``uv run``, ``python -m``…) are peeled
+  off one by one (``shellcmd``). Options are compared by meaning (``rm -fr``, ``rm -r -f``,
+  ``rm --recursive --force`` are ``rm -rf``; ``git push origin +main`` is a force push); a
+  scope ("on the data folder") matches whole path components.
+- Path guards: the file of an Edit / Write / MultiEdit / NotebookEdit call, and every file a
+  Bash command writes (redirections, ``tee``, ``sed -i``, ``cp``/``mv``/``ln`` onto it,
+  ``truncate``…), as given and with links resolved, by whole path components.
 
 Standard library only, no markdown, nothing compiled at import: this runs
 before every command the agent executes. Any error means "no guard applies".
@@ -26,20 +30,8 @@ if TYPE_CHECKING:
 GUARD_FILE = "guards.json"
 FORMAT = 1
 BASH_TOOLS = ("Bash",)
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit")
-SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "\n", ";&", ";;&"})
-# Words that run the command after them (their own options are skipped).
-WRAPPERS = frozenset({"sudo", "doas", "env", "time", "nohup", "exec", "command", "nice", "builtin", "stdbuf",
-                      "timeout", "xargs", "caffeinate", "chronic", "unbuffer"})
-WRAPPER_OPTS_WITH_ARG = frozenset({"-u", "-g", "-n", "-C", "-p", "-s", "-k", "-L", "-P", "-I", "--user", "--group"})
-# Runners: the program they start is the next plain word. Two-word runners by their first word.
-RUNNERS_ONE = frozenset({"npx", "bunx", "uvx", "pnpx", "pipx"})
-RUNNERS_TWO = {"pnpm": ("dlx", "exec"), "yarn": ("dlx", "exec"), "npm": ("exec",), "uv": ("run", "tool"),
-               "poetry": ("run",), "pipenv": ("run",), "bundle": ("exec",), "hatch": ("run",), "pdm": ("run",),
-               "rye": ("run",), "pipx": ("run",), "bun": ("x",)}
-RUNNER_OPTS_WITH_ARG = frozenset({"--with", "-w", "--package", "-p", "--python", "--directory", "--project",
-                                  "--extra", "--group", "--from", "--env-file", "-c", "--spec"})
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "eval"})
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+PATH_KEYS = ("file_path", "notebook_path")
 
 
 def guard_path(home: str) -> str:
@@ -73,184 +65,88 @@ def load(home: str) -> list[dict[str, Any]]:
     return [g for g in data["guards"] if isinstance(g, dict)]
 
 
-# --- shell commands -------------------------------------------------------------------
-
-def _without_heredocs(command: str) -> str:
-    """Drop heredoc bodies (text, not commands): ``cat <<EOF … EOF``."""
-    if "<<" not in command:
-        return command
-    out: list[str] = []
-    lines = command.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        at = line.find("<<")
-        if at < 0 or line[at:at + 3] == "<<<":
-            continue
-        word = line[at + 2:].lstrip("-").strip().split(" ")[0].strip("'\")")
-        if not word:
-            continue
-        while i < len(lines) and lines[i].strip() != word:
-            i += 1
-        i += 1
-    return "\n".join(out)
-
-
-def simple_commands(command: str, depth: int = 0) -> list[list[str]]:
-    """The simple commands in a shell line, each as its words (``bash -c '…'`` looked into)."""
-    import shlex
-
-    lexer = shlex.shlex(_without_heredocs(command.replace("\\\n", " ")), posix=True,
-                        punctuation_chars="();<>|&\n")
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: the shell would refuse it too
-        return []
-    found: list[list[str]] = []
-    current: list[str] = []
-    skip_next = False
-    for token in tokens:
-        if skip_next:
-            skip_next = False
-            continue
-        if token in SEPARATORS:
-            if current:
-                found.append(current)
-            current = []
-        elif token and set(token) <= set("<>&") and ("<" in token or ">" in token):
-            skip_next = not token.endswith("&") or token == "<&"  # a redirection's target is not a word
-        else:
-            current.append(token)
-    if current:
-        found.append(current)
-    if depth < 3:
-        for words in list(found):
-            inner = _shell_script(words)
-            if inner is not None:
-                found.extend(simple_commands(inner, depth + 1))
-    return found
-
-
-def _shell_script(words: list[str]) -> str | None:
-    stripped = strip_wrappers(words)
-    if not stripped or os.path.basename(stripped[0]) not in SHELLS:
-        return None
-    if stripped[0] == "eval":
-        return " ".join(stripped[1:])
-    for k, word in enumerate(stripped[1:-1], 1):
-        if word.startswith("-") and not word.startswith("--") and "c" in word:
-            return stripped[k + 1]
-    return None
-
-
-def is_assignment(word: str) -> bool:
-    name, eq, _ = word.partition("=")
-    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
-
-
-def strip_wrappers(words: list[str]) -> list[str]:
-    """``sudo -u x FOO=1 time npm i`` → ``npm i``."""
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if is_assignment(word):
-            i += 1
-        elif os.path.basename(word) in WRAPPERS:
-            i += 1
-            while i < len(words) and (words[i].startswith("-") or is_assignment(words[i])
-                                      or words[i].replace(".", "").rstrip("smhd").isdigit()):
-                i += 2 if words[i] in WRAPPER_OPTS_WITH_ARG else 1
-        else:
-            break
-    return words[i:]
-
-
-def _runner_rest(words: list[str]) -> tuple[str, list[str]] | None:
-    """(runner, the command it runs) when ``words`` starts with a runner."""
-    program = os.path.basename(words[0])
-    if program.startswith("python") and len(words) > 2 and words[1] == "-m":
-        return "python -m", words[2:]
-    if program in RUNNERS_ONE:
-        name, i = program, 1
-    elif len(words) > 1 and words[1] in RUNNERS_TWO.get(program, ()):
-        name, i = f"{program} {words[1]}", 2
-    else:
-        return None
-    while i < len(words) and words[i].startswith("-"):
-        i += 2 if words[i].split("=")[0] in RUNNER_OPTS_WITH_ARG and "=" not in words[i] else 1
-    return (name, words[i:]) if i < len(words) else None
-
-
-def views(words: list[str]) -> Iterator[tuple[tuple[str, ...], list[str]]]:
-    """The command as typed, then as each runner in front of it sees it: (runners so far, words)."""
-    chain: tuple[str, ...] = ()
-    rest = strip_wrappers(words)
-    while rest:
-        yield chain, rest
-        peeled = _runner_rest(rest)
-        if peeled is None:
-            return
-        chain, rest = (*chain, peeled[0]), strip_wrappers(peeled[1])
-
-
 # --- matching ---------------------------------------------------------------------------
 
-def _word_matches(pattern: str, word: str) -> bool:
-    if word == pattern:
-        return True
-    if pattern.startswith("--"):
-        return word.startswith(pattern + "=")
-    if len(pattern) == 2 and pattern[0] == "-" and word.startswith("-") and not word.startswith("--"):
-        return word[1:].isalpha() and pattern[1] in word[1:]  # -f inside -fu
-    return False
-
-
 def _argv_matches(pattern: list[str], words: list[str]) -> bool:
-    if not words or os.path.basename(words[0]) != pattern[0]:
+    """The command runs the pattern's program, its plain words in order, and every option it names
+    (by meaning: ``rm -fr`` and ``rm --recursive --force`` are ``rm -rf``)."""
+    from . import shellcmd  # here: a session without guards never loads the parser
+    if not words or shellcmd.program(words[0]) != pattern[0]:
         return False
+    plain = [w for w in pattern[1:] if not w.startswith("-")]
     at = 1
-    for want in pattern[1:]:
-        while at < len(words) and not _word_matches(want, words[at]):
+    for want in plain:
+        while at < len(words) and words[at] != want:
             at += 1
         if at >= len(words):
             return False
         at += 1
-    return True
+    wanted = [w for w in pattern[1:] if w.startswith("-")]
+    if not wanted:
+        return True
+    key = shellcmd.subcommand_key(words)
+    return shellcmd.canonical_flags(pattern, key) <= shellcmd.canonical_flags(words, key)
+
+
+def _within(where: str, words: list[str]) -> bool:
+    """An argument names the scope ``where`` by whole path components (``data`` in ``./data/x``, not in
+    ``build/metadata``); ``--namespace=prod`` by its value."""
+    want = [part for part in where.strip("/").split("/") if part]
+    if not want:
+        return False
+    for word in words:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        parts = [part for part in value.split("/") if part]
+        if any(parts[k:k + len(want)] == want for k in range(len(parts) - len(want) + 1)):
+            return True
+    return False
 
 
 def command_views(command: str) -> list[tuple[tuple[str, ...], list[str]]]:
     """Every view of every simple command in the line (parsed once for all guards)."""
-    return [view for words in simple_commands(command) for view in views(words)]
+    from . import shellcmd  # here: a session without guards never loads the parser
+    return shellcmd.command_views(command)
 
 
 def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], list[str]]]) -> str | None:
     """The suggested command when the line does what the guard forbids, '' without one; None: no hit."""
+    from . import shellcmd  # here: a session without guards never loads the parser
     from shlex import join
     for chain, seen in seen_views:
         for rule in guard.get("forbid") or ():
             pattern = rule.get("argv") or []
             within = rule.get("within") or ""
-            if pattern and _argv_matches(pattern, seen) and (not within or any(within in w for w in seen[1:])):
+            if pattern and _argv_matches(pattern, seen) and (not within or _within(within, seen[1:])):
                 instead = rule.get("instead") or []
                 prefix = len(pattern) if seen[1:len(pattern)] == pattern[1:] else 0
                 return join(instead + seen[prefix:]) if instead and prefix else ""
         for rule in guard.get("require") or ():
             via = rule.get("via") or ""
-            if seen and os.path.basename(seen[0]) == rule.get("program") and via not in chain:
+            if seen and shellcmd.program(seen[0]) == rule.get("program") and via not in chain:
                 return join([*via.split(), *seen])
     return None
 
 
 def _path_hit(guard: dict[str, Any], file_path: str, project: str) -> bool:
-    rel = os.path.relpath(file_path, project) if project and file_path.startswith(project + os.sep) else file_path
+    """The path, as given and with its links resolved, matches one of the guard's patterns by whole
+    path components (``migrations/`` in ``db/migrations/x``, not in ``db/migrations_old/x``)."""
+    real = os.path.realpath(file_path)
+    for candidate in dict.fromkeys((os.path.normpath(file_path), real)):
+        if _one_path_hit(guard, candidate, project):
+            return True
+    return False
+
+
+def _one_path_hit(guard: dict[str, Any], file_path: str, project: str) -> bool:
+    rel = file_path
+    for base in dict.fromkeys((project, os.path.realpath(project))) if project else ():
+        if file_path.startswith(base + os.sep):
+            rel = file_path[len(base) + 1:]
+            break
     rel = rel.replace(os.sep, "/")
     for pattern in guard.get("paths") or ():
         if pattern.endswith("/"):
-            if ("/" + rel).find("/" + pattern) >= 0:
+            if ("/" + rel + "/").find("/" + pattern) >= 0:
                 return True
         elif any(c in pattern for c in "*?["):
             from fnmatch import fnmatchcase
@@ -262,37 +158,65 @@ def _path_hit(guard: dict[str, Any], file_path: str, project: str) -> bool:
     return False
 
 
+def _bash_writes(command: str, cwd: str) -> list[str]:
+    """Absolute paths of the files a command line writes (``cd`` followed along the line)."""
+    from . import shellcmd, shellparse  # here: a session without guards never loads the parser
+    found: list[str] = []
+    here = cwd or os.getcwd()
+    for simple in shellparse.parse(command):
+        argv = simple.argv
+        if argv and argv[0] == "cd" and len(argv) == 2:
+            here = os.path.join(here, os.path.expanduser(argv[1]))
+            continue
+        found += [os.path.join(here, os.path.expanduser(p)) for p in shellcmd.written_files(simple, here) if p]
+    return found
+
+
 def applies(guard: dict[str, Any], root: str) -> bool:
     """A global guard applies everywhere; a project's only under its own memory root."""
     where = guard.get("root") or ""
     return not where or where == root
 
 
-def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],
-          root: str | Callable[[], str]) -> tuple[str, str] | None:
+def _edited_paths(tool: str, tool_input: dict[str, Any], cwd: str) -> list[str]:
+    paths = [tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str) and tool_input[k]]
+    return [p if os.path.isabs(p) else os.path.join(cwd or os.getcwd(), p) for p in paths]
+
+
+def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],  # long: one pass over the guards
+          root: str | Callable[[], str], cwd: str = "") -> tuple[str, str] | None:
     """(decision, reason) for the first guard this call breaks (a deny before an ask), or None.
 
     ``root`` (the session's memory root, real path) may be a function: it is then called only when a
     project's guard matches, so the usual call (nothing matches) never looks for the project.
+    ``cwd`` is the session's working folder (where a Bash command's relative paths point).
     """
     found: list[tuple[str, str]] = []
     seen_views = None
+    written: list[str] | None = None
+    is_bash = tool in BASH_TOOLS and isinstance(tool_input.get("command"), str)
     for guard in guards:
         scoped = bool(guard.get("root"))
-        if scoped and callable(root) and tool in EDIT_TOOLS:
-            root = root()  # an edit is matched against the project's own paths
-        if tool in BASH_TOOLS and isinstance(tool_input.get("command"), str):
+        suggestion: str | None = None
+        if guard.get("paths"):
+            if is_bash:
+                if written is None:
+                    written = _bash_writes(tool_input["command"], cwd)
+                targets = written
+            elif tool in EDIT_TOOLS:
+                targets = _edited_paths(tool, tool_input, cwd)
+            else:
+                targets = []
+            if targets and scoped and callable(root):
+                root = root()  # a path is matched against the project's own paths
+            project = os.path.dirname(root) if scoped and isinstance(root, str) and root else ""
+            if any(_path_hit(guard, target, project) for target in targets):
+                suggestion = ""
+        if suggestion is None and is_bash and (guard.get("forbid") or guard.get("require")):
             if seen_views is None:
                 seen_views = command_views(tool_input["command"])
             suggestion = _bash_hit(guard, seen_views)
-            if suggestion is None:
-                continue
-        elif tool in EDIT_TOOLS and isinstance(tool_input.get("file_path"), str):
-            project = os.path.dirname(root) if scoped and isinstance(root, str) else ""
-            if not _path_hit(guard, tool_input["file_path"], project):
-                continue
-            suggestion = ""
-        else:
+        if suggestion is None:
             continue
         if scoped:
             root = root() if callable(root) else root

@@ -253,7 +253,7 @@ PROBE = ("import os, sys\nsys.argv = ['memdown', 'hook', 'PreToolUse']\nfrom mem
          "os._exit = lambda code: (print(' '.join(sorted(sys.modules)), file=sys.stderr), sys.stderr.flush(), "
          "_exit(code))\nmain()\n")
 ALLOWED_MEMDOWN = {"memdown", "memdown.entry", "memdown.hooks", "memdown.hooks.pretool", "memdown.hooks.output",
-                   "memdown.envflags", "memdown.shellguard"}
+                   "memdown.envflags", "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"}
 
 
 def modules_loaded(payload: dict) -> set[str]:
@@ -325,7 +325,9 @@ def test_no_false_stop_on_the_real_transcripts_commands(shared_transcripts: Path
     sys.path.insert(0, str(REPO / "bench"))
     from bench_guards import compiled, invoked, real_commands, rule_applies
 
-    active = [g for _, g in compiled() if g]
+    # command guards only: bashlex knows what runs, not which files a command writes (the path guards'
+    # stops on these commands, 3 today, are listed and judged by bench/guards/run_shapes.py)
+    active = [g for _, g in compiled() if g and not g.get("paths")]
     commands = real_commands(shared_transcripts)
     assert len(commands) >= 500
     false = []

@@ -83,10 +83,11 @@ ALLOWED: dict[str, dict[str, object]] = {
     # Before every tool call. No guard file: not even json. The recall skill's allow: json and the fence's
     # clean() of memdown's own words (no pattern compiled). A guard file and a command it lets pass: json and
     # shlex, still no pathlib (the project is looked up only when one of its guards matched).
-    "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard"]},
+    "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd",
+                                                                               "memdown.shellparse"]},
     "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.lazyre"]},
     "PreToolUse-Bash-guarded": {"stdlib": _START | _JSON | {"shlex", "io"},
-                                "memdown": _PRETOOL + ["memdown.shellguard"]},
+                                "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"]},
 }
 
 PAYLOADS = {
@@ -175,7 +176,7 @@ def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_wi
     (home / "guards.json").write_text(json.dumps({"format": 1, "guards": [guard]}))
     modules = imported_by_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status && ls"}},
                                project_with_memory)
-    assert "memdown.shellguard" in modules and "shlex" in modules  # the command was parsed against the guard
+    assert "memdown.shellguard" in modules and "memdown.shellparse" in modules  # the command was parsed against the guard
     assert _foreign(modules, ALLOWED["PreToolUse-Bash-guarded"]) == []
 
 

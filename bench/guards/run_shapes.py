@@ -20,7 +20,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path[:0] = [str(REPO), str(HERE)]
+sys.path[:0] = [str(REPO), str(HERE), str(HERE.parent)]
 from real_commands import all_commands  # noqa: E402
 from shapes import FILES, KINDS, LINKS  # noqa: E402
 
@@ -107,6 +107,15 @@ def run_real(active: list[dict], root: Path, home: Path, shared: Path) -> None:
     print(f"real commands: {len(commands)} ({len({c for _, c in commands})} distinct) from {shared}, "
           f"{len(active)} guards active at once, {1000 * took / max(1, len(commands)):.2f} ms per command in-process")
     by_id = {g["id"]: g for g in active}
+    verdicts = {True: 0, False: 0, None: 0}
+    for gid, found in sorted(hits.items()):
+        for _, command in found:
+            verdict = confirmed(by_id[gid], command)
+            verdicts[verdict] += 1
+            if verdict is False:
+                print(f"  NOT CONFIRMED by bashlex {gid}: {command[:200]!r}")
+    print(f"stops: {sum(verdicts.values())}; bashlex confirms the line runs what the rule names: {verdicts[True]}, "
+          f"does not: {verdicts[False]}, cannot judge (unparsable or a path guard): {verdicts[None]}")
     for gid, found in sorted(hits.items()):
         distinct: dict[str, list[str]] = {}
         for repo, command in found:
@@ -114,6 +123,38 @@ def run_real(active: list[dict], root: Path, home: Path, shared: Path) -> None:
         print(f"  {gid} ({by_id[gid]['rule']!r}): {len(found)} stops, {len(distinct)} distinct")
         for command, repos in distinct.items():
             print(f"    {len(repos)}x {repos[0]}: {command[:200]!r}")
+
+
+LONG = {"--force": "f", "--recursive": "r", "--no-verify": "n"}
+
+
+def confirmed(guard: dict, command: str) -> bool | None:
+    """An independent judge (bashlex, bench/bench_guards.invoked): does the line run what the rule names?
+    None when bashlex cannot parse it or the guard is a path guard (judged by hand)."""
+    from bench_guards import invoked
+
+    if guard.get("paths"):
+        return None
+    runs = invoked(command)
+    if runs is None:
+        return None
+    for words in runs:
+        letters = {c for w in words[1:] if w.startswith("-") and not w.startswith("--") for c in w[1:]}
+        letters |= {LONG[w.split("=")[0]] for w in words[1:] if w.split("=")[0] in LONG}
+        longs = {w.split("=")[0] for w in words[1:] if w.startswith("--")}
+        for rule in guard.get("forbid") or ():
+            argv = rule["argv"]
+            if not words or words[0] != argv[0]:
+                continue
+            plain_ok = all(w in words for w in argv[1:] if not w.startswith("-"))
+            flags_ok = all((w in longs or (w in LONG and LONG[w] in letters)) if w.startswith("--")
+                           else set(w[1:]) <= letters for w in argv[1:] if w.startswith("-"))
+            if plain_ok and flags_ok:
+                return True
+        for rule in guard.get("require") or ():
+            if words and words[0] == rule["program"]:
+                return True
+    return False
 
 
 def main() -> None:

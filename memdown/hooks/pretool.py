@@ -44,7 +44,8 @@ def answer(payload: dict[str, Any], root: Any = None) -> HookOutput | None:
     guards = shellguard.load(memdown_home_dir())
     if not guards:
         return None
-    hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload))
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload), cwd)
     if hit is None:
         return None
     return HookOutput("PreToolUse", permission=hit[0], permission_reason=hit[1])

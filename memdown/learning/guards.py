@@ -28,7 +28,7 @@ import re
 import shlex
 from pathlib import Path
 
-from .. import fsutil, paths, shellguard
+from .. import fsutil, paths, shellcmd, shellguard
 from ..fsutil import atomic_write_text, file_lock
 
 KNOWN_TOOLS = frozenset("""
@@ -87,8 +87,8 @@ def _words(span: str) -> list[str]:
         words = shlex.split(span)
     except ValueError:
         return []
-    words = words[next((i for i, w in enumerate(words) if not shellguard.is_assignment(w)), len(words)):]
-    return [] if words and words[0] in shellguard.WRAPPERS else words
+    words = words[next((i for i, w in enumerate(words) if not shellcmd.is_assignment(w)), len(words)):]
+    return [] if words and words[0] in shellcmd.WRAPPERS else words
 
 
 def command_of(fragment: str) -> list[str]:
@@ -100,8 +100,9 @@ def command_of(fragment: str) -> list[str]:
     words: list[str] = []
     raw_words = fragment.split()
     for k, raw in enumerate(raw_words):
-        word = raw.strip(".,;:!?()\"'")
-        if word.lower() in ("with", "using") and words and k + 1 < len(raw_words) and raw_words[k + 1].startswith("-"):
+        word = raw.strip(".,;:!?()\"'`")
+        if word.lower() in ("with", "using") and words and k + 1 < len(raw_words) and \
+                raw_words[k + 1].lstrip("`").startswith("-"):
             continue  # "commit with --no-verify": the flag belongs to the command
         if not word or word.lower() in _STOP_WORDS or not _WORD.match(word):
             break
@@ -147,8 +148,14 @@ def _first_sentence_with(text: str, pattern: re.Pattern) -> re.Match | None:
 
 
 def compile_rule(text: str) -> dict | None:
-    """The guard a rule's text asks for (forbid / require / paths and a decision), or None."""
-    text = " ".join(text.split())
+    """The guard a rule's text asks for (forbid / require / paths and a decision), or None.
+
+    Compiled from the text as the context gate judges it (``fence.normalized``: invisible characters
+    removed, NFKC, marks and look-alike letters folded), so a soft hyphen or a zero-width space inside
+    `git pu\u00adsh` cannot make a guard that promote reports as "deny" and that stops nothing."""
+    from ..fence import normalized
+
+    text = " ".join(normalized(text).split())
     decision = "ask" if _ASK.search(text) else "deny"
     for pattern in (_PAIR, _NOT_BUT, _INSTEAD):
         found = _first_sentence_with(text, pattern)
@@ -178,7 +185,7 @@ def compile_rule(text: str) -> dict | None:
     found = _first_sentence_with(text, _REQUIRE)
     if found:
         how = _words((found["how"] or found["how2"]).strip("`"))
-        chain = [(c, w) for c, w in shellguard.views(how)]
+        chain = [(c, w) for c, w in shellcmd.views(how)]
         if len(chain) > 1:
             runners, argv = chain[-1]
             return {"decision": "ask", "require": [{"program": os.path.basename(argv[0]), "via": runners[0]}]}
@@ -216,6 +223,9 @@ def _lock() -> Path:
 
 def add(root: Path | None, learning_id: str, token: str, rule: str) -> dict | None:
     """Compile ``rule`` (just approved on this machine) into a guard; ``root`` None means everywhere."""
+    from ..fence import clean
+
+    rule = " ".join(clean(rule).split())  # the text shown back (hook reasons, `reflect guards`): no hidden characters
     spec = compile_rule(rule)
     if spec is None:
         return None
