@@ -314,6 +314,11 @@ def recall_fence() -> bool:
     forced = os.environ.get("MEMDOWN_FENCE", "").strip().lower()
     if forced in ON_WORDS or forced in OFF_WORDS:
         return forced in ON_WORDS
+    return agent_running()
+
+
+def agent_running() -> bool:
+    """Whether a coding agent runs this process (one of ``AGENT_ENV`` set, not to 0)."""
     return any(os.environ.get(name, "").strip() not in ("", "0") for name in AGENT_ENV)
 
 

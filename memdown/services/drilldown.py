@@ -30,12 +30,23 @@ def recorded_transcripts(root: Path) -> Iterator[Path]:
 
 
 def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: int = 0, *,
-                    as_json: bool = False) -> Any:
+                    as_json: bool = False, raw: bool = False) -> Any:
     """The turn list (``turn_ref`` None) or one turn with ``context`` turns around it.
 
     Text (a str) or JSON-ready data (``as_json``). Only Claude Code transcripts are read: under
-    the client's projects folder, the archive, or sessions this memory recorded.
+    the client's projects folder, the archive, or sessions this memory recorded. Redacted as
+    everything memdown writes is (issue #27.5: the live transcript holds secrets as typed),
+    unless ``raw`` (the CLI allows it only to a person at a terminal).
     """
+    from ..redact import redact, redact_structure
+
+    shown = _view(root, ref, turn_ref, context, as_json)
+    if raw:
+        return shown
+    return redact_structure(shown) if as_json else redact(shown)
+
+
+def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: bool) -> Any:
     from ..clients import parse_log
     from ..transcript.archive import find_transcript
     from ..transcript.layout import require_transcript

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import AmbiguousIdError, NotFoundError, UsageError
 from ..index.table import ChunkTable
+from ..redact import redact
 from ..store.anchors import parse_anchor
 from ..store.chunker import ChunkOptions, chunk_markdown
 from ..store.reader import UnreadableFile, path_of, read_memory_file
@@ -84,6 +85,6 @@ def expand_row(root: Path, row: dict[str, Any], options: ChunkOptions, *, contex
         session=anchor.session if anchor else row["session"],
         turn=anchor.turn if anchor else row["turn"],
         transcript=anchor.transcript if anchor else row["transcript"],
-        text=text,
+        text=redact(text),  # a person may have pasted a secret into the day file since: shown redacted
         stale=stale,
     )
