@@ -57,6 +57,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # Candidates each retriever (vector, full text) hands to RRF fusion:
         # max(k + k // 2, candidate_depth), so 15 at k=10.
         "candidate_depth": 10,
+        # Judge each hit's code citations against the working tree: fresh / changed / moved / gone
+        # (services/staleness.py); off skips git entirely.
+        "freshness": True,
     },
     "index": {
         "optimize_every": 50,  # compact after this many file merges

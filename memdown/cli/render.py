@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..store.anchors import strip_anchors  # anchors are for tools; the drill-down line carries them
+from ..store.citations import summary_line as stale_line
 
 Write = Callable[[str], None]  # writes one line
 SEARCH_FOOTER = "Expand a hit with: memdown expand <id>"
@@ -73,6 +74,8 @@ def _search(hits: list[dict[str, Any]], out: Write) -> None:
         out(f"    {hit['heading']}")
         for note in hit.get("notes") or ():
             out(f"    note: {note}")
+        if stale_line(hit.get("freshness")):
+            out(f"    {stale_line(hit.get('freshness'))}")
         if not window:
             out(f"    {snippet(hit['text'], 220)}")
             continue
@@ -115,6 +118,8 @@ def _expand(exp: dict[str, Any], out: Write, err: Write) -> None:
             out(f"drill down: memdown transcript {exp['session']} --turn {exp['turn'][:8]}")
     if exp["stale"]:
         err("note: the file changed since indexing; run `memdown index`")
+    if stale_line(exp.get("freshness")):
+        out(stale_line(exp.get("freshness")))
     out("")
     out(exp["text"])
 

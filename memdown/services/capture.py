@@ -143,7 +143,7 @@ def record_session(
             message = last_message if unit.turn is transcript.turns[-1] and include_last_turn else None
             use_model = len(plan.units) - n <= model_summaries
             bullets, method = _summarize(unit, config, use_model=use_model, cwd=transcript.cwd, last_message=message)
-            _write_unit(root, unit, session_id, portable, bullets, method, report, transcript.agent)
+            _write_unit(root, unit, session_id, portable, bullets, method, report, transcript.agent, transcript.cwd)
             done.update(t.uuid for t in unit.turns)
             unsaved.extend(unit.turns)
             # Saved per model summary and every SAVE_SECONDS: a crash redoes that much, anchors skip it.
@@ -153,6 +153,24 @@ def record_session(
         if unsaved or plan.skipped or copies:
             _save(root, state_path, state, done, unsaved, session_id, known)
     return report
+
+
+_CITED_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Read"})
+LIVE_SECONDS = 3600  # a turn younger than this is captured from the working tree it left behind
+
+
+def _citations(root: Path, unit, bullets: list[str], when: datetime, cwd: str) -> tuple[str, str]:
+    """The anchor's commit and cites (services/staleness.py); never fails a capture."""
+    from .staleness import record, repository_of
+
+    try:
+        files = [str(call.input.get("file_path") or call.input.get("notebook_path"))
+                 for turn in unit.turns for call in turn.tool_calls
+                 if call.name in _CITED_TOOLS and (call.input.get("file_path") or call.input.get("notebook_path"))]
+        live = (datetime.now() - when).total_seconds() < LIVE_SECONDS
+        return record(repository_of(root), "\n".join(bullets), files, when, live=live, cwd=cwd)
+    except Exception:  # a citation is a hint for recall; the entry matters more
+        return "", ""
 
 
 def _opted_out(transcript, state: dict, state_path: Path) -> bool:
@@ -173,11 +191,13 @@ def _save(root: Path, state_path: Path, state: dict, done: set[str], turns: list
 
 
 def _write_unit(root: Path, unit, session_id: str, portable: str, bullets: list[str], method: str,
-                report: CaptureReport, agent: str = "") -> None:
+                report: CaptureReport, agent: str = "", cwd: str = "") -> None:
     """Append one unit's entry on the day its turn happened (the turn's own timestamp)."""
     turn = unit.turn
     kind = RECALL if method == "recall" else SUMMARY
-    entry = Entry(local_time(turn.timestamp) or datetime.now(), session_id, turn.uuid, portable, bullets, kind, agent)
+    when = local_time(turn.timestamp) or datetime.now()
+    commit, cites = _citations(root, unit, bullets, when, cwd) if kind == SUMMARY else ("", "")
+    entry = Entry(when, session_id, turn.uuid, portable, bullets, kind, agent, commit, cites)
     if append_entry(root, entry) is None:
         report.duplicates += 1
     else:

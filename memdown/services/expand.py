@@ -32,6 +32,7 @@ class Expansion:
     transcript: str
     text: str  # the section as written, anchors included
     stale: bool = False  # the file changed since it was indexed
+    freshness: dict[str, Any] | None = None  # is what it says of the code still true (services/staleness.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

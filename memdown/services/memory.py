@@ -209,6 +209,11 @@ class Memory:
                                                         query_vector=vector))
         if options.mode != "text":
             self._note_partial_vectors(hits)
+        if self.config["search.freshness"]:
+            from .staleness import annotate, newer_first
+
+            annotate(self.root, hits)
+            hits = newer_first(hits)
         return hits
 
     def _load_for_queries(self) -> None:
@@ -246,7 +251,12 @@ class Memory:
     def expand(self, chunk_id: str, *, lines: int = 0) -> Expansion:
         self.ensure_index(refresh=False)
         row = self._with_recovery(lambda: find_row(self.table, chunk_id))
-        return expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
+        expansion = expand_row(self.root, row, chunk_options(self.config), context_lines=max(0, lines))
+        if self.config["search.freshness"]:
+            from .staleness import judge_section
+
+            expansion.freshness = judge_section(self.root, expansion.text, expansion.date)
+        return expansion
 
     def _vector_progress(self) -> dict[str, Any]:
         """Embedded of total chunks, and whether a background filler is at work (text-first builds)."""

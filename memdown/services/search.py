@@ -89,6 +89,9 @@ class Hit:
     # How strongly this search matched at all (services/match.py), the same on every hit of one search:
     # {"weak", "cosine", "term_share"}; weak = nothing here may answer the query.
     match: dict[str, Any] | None = None
+    # Is what this entry says of the code still true (services/staleness.py)? {"state", "cited"}; None when
+    # not judged (search.freshness off).
+    freshness: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

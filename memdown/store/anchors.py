@@ -14,9 +14,11 @@ ANCHOR_RE = re.compile(r"<!--\s*(session:\S+(?:\s+[a-z_]+:\S+)*)\s*-->")
 _PAIR_RE = re.compile(r"([a-z_]+):(\S+)")
 
 
-class Anchor(namedtuple("Anchor", "session turn transcript", defaults=("", "", ""))):
-    """``session``, ``turn``, ``transcript`` (escaped). Immutable; a named tuple, not a frozen dataclass:
-    the SessionStart digest parses anchors, and importing ``dataclasses`` cost it ~11 ms."""
+class Anchor(namedtuple("Anchor", "session turn transcript commit cites", defaults=("", "", "", "", ""))):
+    """``session``, ``turn``, ``transcript`` (escaped), and what the entry cites in the code: the
+    repository's ``commit`` when it was written and its ``cites`` (store/citations.py). Immutable; a
+    named tuple, not a frozen dataclass: the SessionStart digest parses anchors, and importing
+    ``dataclasses`` cost it ~11 ms."""
 
     __slots__ = ()
 
@@ -26,6 +28,10 @@ class Anchor(namedtuple("Anchor", "session turn transcript", defaults=("", "", "
             parts.append(f"turn:{self.turn}")
         if self.transcript:
             parts.append(f"transcript:{self.transcript}")
+        if self.commit:
+            parts.append(f"commit:{self.commit}")
+        if self.cites:
+            parts.append(f"cites:{self.cites}")
         return "<!-- " + " ".join(parts) + " -->"
 
 
@@ -35,7 +41,8 @@ def parse_anchor(text: str) -> Anchor | None:
     if not match:
         return None
     fields = dict(_PAIR_RE.findall(match.group(1)))
-    return Anchor(fields.get("session", ""), fields.get("turn", ""), fields.get("transcript", ""))
+    return Anchor(fields.get("session", ""), fields.get("turn", ""), fields.get("transcript", ""),
+                  fields.get("commit", ""), fields.get("cites", ""))
 
 
 def strip_anchors(text: str) -> str:

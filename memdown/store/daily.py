@@ -51,6 +51,8 @@ class Entry:
     bullets: list[str]
     kind: str = SUMMARY  # SUMMARY → memory/YYYY-MM-DD.md; RECALL → memory/recalls/YYYY-MM-DD.md
     agent: str = ""  # the client, named in the session's heading ("## Session 14:30 (codex)"); "" = Claude Code
+    commit: str = ""  # the repository's HEAD when written (store/citations.py), "" outside git
+    cites: str = ""  # what the entry cites in the code, as the anchor's cites: value
 
     def started(self) -> str:
         """What follows ``## Session`` in a heading this entry opens: its time, and its agent when not Claude Code."""
@@ -83,7 +85,7 @@ def render_bullet(text: str) -> str:
 
 
 def render_entry(entry: Entry) -> str:
-    anchor = Anchor(entry.session, entry.turn, anchor_escape(entry.transcript)).render()
+    anchor = Anchor(entry.session, entry.turn, anchor_escape(entry.transcript), entry.commit, entry.cites).render()
     bullets = "\n".join(render_bullet(b) for b in entry.bullets if b.strip())
     return f"### {entry.when:%H:%M}\n{anchor}\n{bullets}\n"
 
