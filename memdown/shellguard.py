@@ -241,3 +241,69 @@ def reason(guard: dict[str, Any], suggestion: str) -> str:
     if ask:
         text += " (if this case is a fair exception, say why and let the user decide)"
     return text + f" (remove with `memdown reflect undo {guard.get('id', '')}`)"
+
+
+# --- destructive commands (never learned or injected as a fix) ---------------------------------
+
+DESTRUCTIVE: tuple[tuple[str, list[str]], ...] = (
+    ("force push", ["git", "push", "-f"]), ("git reset --hard", ["git", "reset", "--hard"]),
+    ("git clean -f", ["git", "clean", "-f"]), ("git checkout --force", ["git", "checkout", "-f"]),
+    ("git branch -D", ["git", "branch", "-D"]), ("git stash clear", ["git", "stash", "clear"]),
+    ("git stash drop", ["git", "stash", "drop"]), ("git filter-branch", ["git", "filter-branch"]),
+    ("skipped hooks (--no-verify)", ["git", "commit", "--no-verify"]),
+    ("skipped hooks (--no-verify)", ["git", "push", "--no-verify"]), ("rm -rf", ["rm", "-rf"]),
+    ("chmod 777", ["chmod", "777"]), ("chmod 777", ["chmod", "a+rwx"]), ("TLS checks off", ["curl", "-k"]),
+    ("TLS checks off", ["curl", "--insecure"]), ("TLS checks off", ["wget", "--no-check-certificate"]),
+    ("TLS checks off", ["npm", "config", "set", "strict-ssl", "false"]),
+    ("TLS checks off", ["pip", "install", "--trusted-host"]), ("terraform destroy", ["terraform", "destroy"]),
+    ("database dropped", ["dropdb"]), ("docker prune", ["docker", "system", "prune"]),
+    ("volumes removed", ["docker", "compose", "down", "-v"]), ("kubectl delete", ["kubectl", "delete"]),
+    ("disk overwritten", ["mkfs"]), ("redis flushed", ["redis-cli", "flushall"]),
+)
+_TLS_OFF_ENV = {"NODE_TLS_REJECT_UNAUTHORIZED": "0", "GIT_SSL_NO_VERIFY": "", "PYTHONHTTPSVERIFY": "0"}
+_SQL_WORDS = ("drop table", "drop database", "drop schema", "truncate table", "truncate ")
+
+
+def destructive(text: str) -> str:
+    """Why a command (or a fix that quotes commands in backticks) is destructive or irreversible, or ''.
+
+    Judged with the shell parser and the guards' matcher, not a substring: ``git push -u origin main
+    --force`` and ``git push origin +main`` are force pushes, ``echo "rm -rf"`` is not; SQL that drops
+    or truncates is judged in the words a command passes (``psql -c "DROP TABLE x"``) or the text itself.
+    """
+    from . import shellcmd
+
+    spans = text.split("`")[1::2] if text.count("`") >= 2 else [text]
+    for span in spans:
+        try:
+            seen = command_views(span)
+        except Exception:  # noqa: BLE001 - not a command: nothing to judge
+            continue
+        for _, words in seen:
+            for why, pattern in DESTRUCTIVE:
+                if _argv_matches(pattern, words):
+                    return why
+            if any(w.lower() == "http.sslverify=false" for w in words) or \
+                    (shellcmd.program(words[0]) == "git" and "http.sslVerify" in words and "false" in words):
+                return "TLS checks off"
+        for command in _parsed(span):
+            for word in command.argv:
+                name, eq, value = word.partition("=")
+                if eq and name in _TLS_OFF_ENV and (value == _TLS_OFF_ENV[name] or not _TLS_OFF_ENV[name]):
+                    return "TLS checks off"
+                low = " ".join(word.lower().split())
+                if any(sql in low for sql in _SQL_WORDS) and any(c.isspace() for c in word):
+                    return "SQL that drops or truncates data"
+    low = " ".join(text.lower().split())
+    if any(f"{sql.strip()} " in low for sql in _SQL_WORDS[:3]):
+        return "SQL that drops or truncates data"
+    return ""
+
+
+def _parsed(span: str) -> list:
+    from . import shellparse
+
+    try:
+        return shellparse.parse(span)
+    except Exception:  # noqa: BLE001 - not a command
+        return []

@@ -77,6 +77,7 @@ ALLOWED: dict[str, dict[str, object]] = {
         "memdown": _HOOK_CORE + ["memdown.fsutil.edit",
         "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session",
         "memdown.learning", "memdown.learning.fixes", "memdown.redact", "memdown.redact.*", "memdown.signals",
+        "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse",
         "memdown.signals.store", "memdown.signals.text", "memdown.signals.tool_patterns", "memdown.store",
         "memdown.store.anchors", "memdown.store.entries", "memdown.store.entry_edit", "memdown.store.entry_format",
         "memdown.store.markdown", "memdown.transcript", "memdown.transcript.*"]},

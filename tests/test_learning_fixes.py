@@ -126,3 +126,34 @@ def test_a_recorded_fix_equal_to_the_failing_call_is_not_offered(memory_root):
     store.update(memory_root, {sig.id: {"fix": "Bash `git lfs migrate import --include=data/model.bin`"}})
     note = lookup_fix(memory_root, tool_name="Bash", tool_input=push, error=PUSH_ERROR)
     assert note is not None and "git lfs migrate" in note
+
+
+PUSH_ERROR = ("Exit code 1\nTo https://github.com/org/app.git\n ! [rejected]        main -> main (fetch first)\n"
+              "error: failed to push some refs to 'https://github.com/org/app.git' hint: Updates were rejected")
+
+
+def test_a_destructive_fix_is_shown_as_such_and_never_injected_as_what_fixed_it(memory_root):
+    """#27 item 7: a real session's review queue proposed `git push -u origin main --force` as the fix."""
+    from memdown.learning.candidates import build, proposal
+    from memdown.signals.store import Signal
+
+    memory_root.mkdir(parents=True)
+    (memory_root / "state").mkdir()
+    (memory_root / "state" / "writer-id").write_text("K3F9\n")
+    for fix in ("Bash `git push -u origin main --force`", "Bash `git push origin +main`", "Bash `git reset --hard origin/main` then retry"):
+        mistakes.add(memory_root, mistakes.Reflexion(
+            id="", title="", tool="Bash", mistake="pushed without pulling", evidence=PUSH_ERROR.split("\n", 1)[1],
+            rule="", fix=fix), day="2026-11-20")
+        note = lookup_fix(memory_root, tool_name="Bash", tool_input={"command": "git push -u origin main"}, error=PUSH_ERROR)
+        assert note is not None and "What fixed it" not in note and "destructive" in note, fix
+        assert fix.split("`")[1] not in note
+        for entry in mistakes.load(memory_root):
+            mistakes.set_status(memory_root, entry.id, "deprecated")
+    sig = Signal(id="SIG-1", type="failure", text="! [rejected] main -> main (fetch first)", confidence=1,
+                 extra={"tool": "Bash", "input": "git push -u origin main", "fix": "Bash `git push -u origin main --force`"})
+    assert "--force" not in proposal(sig) and "works" not in proposal(sig)
+    cand = build([sig], {})
+    assert cand.destructive == "force push" and "--force" not in cand.text
+    safe = Signal(id="SIG-2", type="failure", text="! [rejected] main -> main (fetch first)", confidence=1,
+                  extra={"tool": "Bash", "input": "git push", "fix": "Bash `git pull --rebase && git push`"})
+    assert proposal(safe).endswith("works.") and build([safe], {}).destructive == ""

@@ -37,7 +37,7 @@ EXPECTED_MATCHERS = {"SessionStart": "startup|resume|clear|compact|fork", "PreCo
                      "PreToolUse": "Skill"}
 # Events with a second group: (matcher, the shim's extra argument). Guards answer without Python
 # when there is no guard file (see hooks/memdown-hook).
-EXTRA_GROUPS = {"PreToolUse": ("Bash|Edit|Write|MultiEdit", "guards")}
+EXTRA_GROUPS = {"PreToolUse": ("Bash|Edit|Write|MultiEdit|NotebookEdit", "guards")}
 SKILLS = ["memory-recall", "memory-status", "reflect", "reflect-toggle"]
 
 INSTALLING = "memdown: installing in the background; memory starts next session"

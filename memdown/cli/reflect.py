@@ -27,6 +27,8 @@ def _candidate_lines(cand: dict, n: int | None = None) -> list[str]:
     lines = [(f"{n}. " if n else "") + head, f"   {cand['text']}"]
     if cand.get("category"):
         lines[-1] += f"   [{cand['category'].lower()}]"
+    if cand.get("destructive"):
+        lines.append(f"   ! the recorded fix is destructive ({cand['destructive']}): not proposed as a fix")
     for conflict in cand.get("conflicts", []):
         lines.append(f"   ! conflicts with {conflict['id'] or conflict['where']}: {conflict['text'][:100]}")
     return lines

@@ -65,6 +65,7 @@ class Candidate:
     conflicts: list[dict] = field(default_factory=list)
     learning_id: str = ""
     reflexion: dict = field(default_factory=dict)
+    destructive: str = ""  # why the recorded fix is destructive (force push, rm -rf…): shown, never proposed as a fix
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -93,6 +94,9 @@ def proposal(sig: Signal) -> str:
     if sig.type in FAILURE_TYPES:
         fix = one_line(extra.get("fix", ""), 160)
         base = f"When {extra.get('tool') or 'a tool'} fails with \"{one_line(sig.text, 160)}\""
+        harm = destructive(fix) if fix else ""
+        if harm:  # a force push that got past a rejected push is not a rule to learn
+            return f"{base}, check the cause before retrying; do not {harm_phrase(harm)} without asking the user."
         return f"{base}, {fix} works." if fix else f"{base}, check the cause before retrying."
     if sig.type == "search_thrash":
         tried = sig.context.removeprefix("Tried: ")
@@ -107,6 +111,21 @@ def proposal(sig: Signal) -> str:
         steps = sig.context.split("\n\n")[0].removeprefix("After: ")
         return f"This approach worked ({one_line(sig.text, 60)}): {one_line(steps, 160)}" if steps else rule_text(sig)
     return rule_text(sig)
+
+
+def harm_phrase(harm: str) -> str:
+    return f"use a destructive command ({harm})"
+
+
+def destructive_of(sig: Signal) -> str:
+    """Why the command a signal recorded as its fix is destructive or irreversible, or ''."""
+    return destructive(sig.extra.get("fix", "")) if sig.type in FAILURE_TYPES and sig.extra.get("fix") else ""
+
+
+def destructive(text: str) -> str:
+    from ..shellguard import destructive as judge  # here: the session-start digest never loads the parser
+
+    return judge(text)
 
 
 def kind_of(sig: Signal) -> str:
@@ -291,9 +310,11 @@ def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candi
                      signal_ids=[s.id for s in members], first_seen=times[0][:10] if times else "",
                      last_seen=times[-1][:10] if times else "", target=target,
                      quotes=[one_line(s.text, 200) for s in members][:5], context=lead.context)
+    cand.destructive = destructive_of(lead)
     if kind == "reflexion":
         cand.reflexion = {"tool": lead.extra.get("tool", ""), "mistake": lead.extra.get("input", ""),
-                          "evidence": one_line(lead.text, 300), "fix": lead.extra.get("fix", ""),
+                          "evidence": one_line(lead.text, 300),
+                          "fix": "" if cand.destructive else lead.extra.get("fix", ""),
                           "rule": text, "tags": lead.tags}
     return cand
 

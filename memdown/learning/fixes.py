@@ -207,7 +207,13 @@ def lookup_fix(root: Path, *, tool_name: str, tool_input: dict, error: str) -> s
     if best.get("excerpt"):
         parts[0] += f': "{best["excerpt"]}"'
     parts[0] += "."
-    if best.get("fix"):
+    from ..shellguard import destructive
+
+    harm = destructive(best["fix"]) if best.get("fix") else ""
+    if harm:  # never "what fixed it": the agent would repeat it (#27: a force push learned as the fix)
+        parts.append(f"A past session got past it with a destructive command ({harm}); it is not a fix to repeat: "
+                     "find the cause, and ask the user before anything irreversible.")
+    elif best.get("fix"):
         parts.append(f"What fixed it: {best['fix']}.")
     if best.get("rule"):
         parts.append(f"Rule: {best['rule']}")
