@@ -25,7 +25,7 @@ from .recorded import output_gate
 
 # Each name is a module in this package with a ``COMMANDS`` tuple.
 COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect",
-                   "importing", "mcp")
+                   "importing", "mcp", "forgetting")
 
 
 class MemdownGroup(click.Group):

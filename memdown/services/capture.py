@@ -24,6 +24,7 @@ from .. import paths
 from ..config import Config
 from ..fsutil import atomic_write_text, file_lock
 from ..redact import should_skip
+from ..store import forgetting
 from ..store.daily import RECALL, SUMMARY, Entry, append_entry, heal_recent
 from ..store.layout import init_layout
 from ..transcript.archive import portable_path
@@ -75,10 +76,12 @@ def _summarize(unit, config: Config, *, use_model: bool, cwd: str, last_message:
     )
 
 
-def _new_turns(transcript, done: set[str], known: recorded_turns.RecordedTurns, session_id: str):
-    """(turns to record, copies another session recorded): prompts not done yet, in order."""
+def _new_turns(transcript, done: set[str], known: recorded_turns.RecordedTurns, session_id: str,
+               forgotten: forgetting.Forgotten | None = None):
+    """(turns to record, copies another session recorded or a person forgot): prompts not done yet, in order."""
     fresh = [t for t in transcript.turns if t.uuid and t.uuid not in done and t.prompt.strip()]
-    copies = [t for t in fresh if known.copied_from(t, session_id)]
+    copies = [t for t in fresh if known.copied_from(t, session_id)
+              or (forgotten is not None and forgotten.covers(session_id, t.uuid))]
     copied = {t.uuid for t in copies}
     return [t for t in fresh if t.uuid not in copied], copies
 
@@ -128,7 +131,7 @@ def record_session(
             return report
         done = set(state.get("done", []))
         known = recorded_turns.load(root)
-        turns, copies = _new_turns(transcript, done, known, session_id)
+        turns, copies = _new_turns(transcript, done, known, session_id, forgetting.load(root))
         report.turns, report.copied, report.prompts = len(turns) + len(copies), len(copies), len(transcript.turns)
         done.update(t.uuid for t in copies)
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:

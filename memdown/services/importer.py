@@ -215,6 +215,7 @@ def _read_list(listing: Path) -> dict[str, str]:
 def archive_queued(root: Path) -> int:
     """Archive every queued transcript, dropping each from the list once archived (one archiver at a time)."""
     from ..fsutil import atomic_write_text, file_lock
+    from ..store import forgetting
     from ..transcript.archive import archive_transcript
 
     listing = _archive_list(root)
@@ -224,7 +225,7 @@ def archive_queued(root: Path) -> int:
             path, session = next(iter(waiting.items()))
             try:
                 if Path(path).is_file():
-                    archive_transcript(Path(path), session)
+                    archive_transcript(Path(path), session, forgotten=forgetting.load(root))
             except (OSError, MemdownError) as exc:  # dropped from the list: never a loop on one bad file
                 print(f"not archived: {path}: {exc}", flush=True)
             with file_lock(listing.with_suffix(".lock"), timeout=30):

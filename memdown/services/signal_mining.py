@@ -14,6 +14,7 @@ from ..config import Config
 from ..learning.known_facts import known_facts
 from ..signals.mining import mine_session as mine_with
 from ..signals.store import Signal
+from ..store import forgetting
 from . import recorded_turns
 
 
@@ -26,8 +27,12 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
 
         adjust = adjuster(root, config["reflect.meta_min_samples"])
     known = recorded_turns.load(root)  # a resume that re-logs its parent under fresh uuids: those turns are copies
+    forgotten = forgetting.load(root)  # `memdown forget`: never mined again
+    if session_id in forgotten.sessions:
+        return []
     return mine_with(root, transcript_path, session_id, config=config, facts=known_facts(root), adjust=adjust,
-                     classify=learned_detector(config), copied=lambda turn: bool(known.copied_from(turn, session_id)))
+                     classify=learned_detector(config),
+                     copied=lambda turn: turn.uuid in forgotten.turns or bool(known.copied_from(turn, session_id)))
 
 
 def learned_detector(config: Config):

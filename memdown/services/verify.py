@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import fsutil, paths
-from ..errors import IndexUnavailableError
+from ..errors import IndexUnavailableError, MemdownError
 from ..index.records import INT_ROW_FIELDS, ROW_FIELDS, FileRecord, chunk_key, read_records, rows_digest
 from ..index.table import ChunkTable, IndexMeta, damage_reason
 from ..store.chunker import chunk_markdown
@@ -94,6 +94,7 @@ class VerifyReport:
     capture: list[str] = field(default_factory=list)  # turns pending capture or quarantined (services.jobs)
     missing_turns: list[str] = field(default_factory=list)  # recorded, then lost in a race (store.written)
     deleted_turns: list[str] = field(default_factory=list)  # recorded, then deleted by a person: respected
+    purged: int = 0  # deleted by a person: the rest of them (archive, signals, index history) forgotten now
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -238,11 +239,14 @@ def _vector_check(mem: "Memory", dim: int) -> "VectorCheck":
 
 
 def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
-    """Check the index against the markdown; changes nothing. ``progress(stage, done, total)`` hears
-    how far the two long parts are: reading the markdown (files) and checking every row (rows)."""
+    """Check the index against the markdown; changes no markdown. An entry a person deleted is forgotten
+    everywhere else first (``forget.purge_deleted``: deleted means deleted). ``progress(stage, done, total)``
+    hears how far the two long parts are: reading the markdown (files) and checking every row (rows)."""
     started = time.perf_counter()
     paths.require_root(mem.root)
     report = VerifyReport(root=str(mem.root))
+    report.missing_turns, report.deleted_turns = vanished(mem.root)
+    report.purged = _purge_deleted(mem)
     expected = _markdown_side(mem, report, progress)
     configured = mem.embedder.model_id  # no model load: the id is known up front
     report.model = {"configured": configured, "index": None}
@@ -277,7 +281,6 @@ def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
             report.index_state = "incompatible"
     if actual is not None:
         _compare(table, expected, actual, report)
-    report.missing_turns, report.deleted_turns = vanished(mem.root)
     if report.missing_turns:
         report.problems.append(f"{len(report.missing_turns)} recorded turn(s) missing from the markdown "
                                "(lost in a race; --repair writes them back)")
@@ -285,6 +288,15 @@ def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
     report.capture = capture_status(mem.root)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _purge_deleted(mem: "Memory") -> int:
+    from .forget import purge_deleted
+
+    try:
+        return purge_deleted(mem)
+    except MemdownError:  # an index that cannot open: its history is purged at the next purge that can
+        return 0
 
 
 def _check_cache(mem: "Memory", report: VerifyReport) -> None:

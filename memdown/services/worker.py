@@ -60,14 +60,15 @@ def _capture(root: Path, config: Config, record: dict[str, Any], *, include_last
     log.info("capture %s: %s", payload.get("session_id"), report)
 
 
-def _archive(record: dict[str, Any]) -> None:
+def _archive(root: Path, record: dict[str, Any]) -> None:
     """Copy the transcript into MEMDOWN_HOME/transcripts (its own step: a full disk there costs no entry)."""
+    from ..store import forgetting
     from ..transcript.archive import archive_transcript
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
     if transcript and os.path.isfile(transcript):
-        archive_transcript(Path(transcript), str(payload.get("session_id") or ""))
+        archive_transcript(Path(transcript), str(payload.get("session_id") or ""), forgotten=forgetting.load(root))
 
 
 def _mine(root: Path, config: Config, record: dict[str, Any]) -> None:
@@ -106,7 +107,7 @@ def _steps(root: Path, config: Config, record: dict[str, Any]) -> list[tuple[str
     steps: list[tuple[str, Callable[[], None]]] = [
         ("capture", lambda: _capture(root, config, record, include_last_turn=capture_last, final=job == "sessionend"))]
     if config["archive.enabled"]:
-        steps.append(("archive", lambda: _archive(record)))
+        steps.append(("archive", lambda: _archive(root, record)))
     if job in ("precompact", "sessionend"):
         steps.append(("mine", lambda: _mine(root, config, record)))
     if job == "sessionend":

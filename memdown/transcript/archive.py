@@ -21,6 +21,10 @@ there and are rewritten, redacted, on the next capture.
 
 Archiving runs in the detached worker (``services.capture``), never on a
 hook's fast path.
+
+Forgotten turns (``memdown forget``) are left out of every copy: the caller passes their uuids, and the
+lines from such a turn's prompt up to the next prompt are not archived (``without_turns``); a forgotten
+session is not archived at all.
 """
 from __future__ import annotations
 
@@ -103,8 +107,36 @@ def _up_to_date(source: os.stat_result, dest: Path) -> bool:
     )
 
 
-def _copy_one(src: Path, dest: Path) -> bool:
-    """Gzip ``src`` into ``dest`` unless unchanged. False when ``src`` vanished."""
+def turn_starts(path: Path) -> set[str]:
+    """The uuids of the prompts that start the turns of the transcript ``path`` (plain or gzip)."""
+    from .parser import parse_transcript
+
+    return {t.uuid for t in parse_transcript(Path(path), include_subagents=False).turns if t.uuid}
+
+
+def without_turns(data: bytes, drop: set[str] | frozenset[str], starts: set[str]) -> bytes:
+    """``data`` (JSONL) without the lines of the turns in ``drop``: from the line whose uuid is a dropped
+    turn's up to the next line that starts a turn (``starts``). Lines that are not JSON stay where they are."""
+    out: list[bytes] = []
+    dropping = False
+    for raw in data.split(b"\n"):
+        uuid = ""
+        if raw.strip():
+            try:
+                line = json.loads(raw)
+                uuid = line.get("uuid", "") if isinstance(line, dict) else ""
+            except ValueError:
+                pass
+        if uuid and uuid in starts:
+            dropping = uuid in drop
+        if not dropping:
+            out.append(raw)
+    return b"\n".join(out)
+
+
+def _copy_one(src: Path, dest: Path, drop: frozenset[str] = frozenset()) -> bool:
+    """Gzip ``src`` into ``dest`` unless unchanged (without the lines of the turns in ``drop``). False when
+    ``src`` vanished."""
     try:
         before = src.stat()
     except OSError:
@@ -119,6 +151,9 @@ def _copy_one(src: Path, dest: Path) -> bool:
     if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive)
         with contextlib.suppress(OSError, EOFError, gzip.BadGzipFile):
             data = gzip.decompress(data)
+    drop = frozenset(t for t in drop if t.encode() in data)  # a fork's copy holds its parent's turn uuids
+    if drop:
+        data = without_turns(data, drop, turn_starts(src) | set(drop))
     data = redact_jsonl(data)
     # The header's MTIME field carries the source size (see the module doc).
     try:
@@ -143,10 +178,11 @@ def _archive_name(path: Path) -> str:
     return f"{session_stem(path)}.jsonl.gz"
 
 
-def archive_transcript(path: Path, session_id: str | None = None) -> Path | None:
+def archive_transcript(path: Path, session_id: str | None = None, *, forgotten=None) -> Path | None:
     """Copy a transcript (and its subagent logs) into the archive, gzip, 0600.
 
-    Returns the archive path, or None when the source does not exist. Copies
+    Returns the archive path, or None when the source does not exist (or its session was forgotten:
+    ``forgotten`` is ``store.forgetting.Forgotten``, whose turns are left out of the copy). Copies
     that are already up to date are skipped, so calling this on every hook is
     cheap (two ``stat`` calls and a 4-byte read per file).
     """
@@ -154,10 +190,13 @@ def archive_transcript(path: Path, session_id: str | None = None) -> Path | None
     if not src.is_file():
         return None
     sid = _safe_id(session_id or session_stem(src))
+    if forgotten is not None and sid in forgotten.sessions:
+        return None
+    drop = frozenset(forgotten.turns) if forgotten is not None else frozenset()
     archive_dir = paths.transcript_archive_dir()
     _private_dir(archive_dir)
     dest = archive_dir / f"{sid}.jsonl.gz"
-    if not _copy_one(src, dest):
+    if not _copy_one(src, dest, drop):
         return None
     subagents = subagent_files(src, session_id or first_session_id(src) or sid)
     if subagents:
@@ -175,6 +214,36 @@ def archive_transcript(path: Path, session_id: str | None = None) -> Path | None
                 _private_dir(target_dir)
             _copy_one(sub, target_dir / _archive_name(sub))
     return dest
+
+
+def archived_files(session_id: str) -> list[Path]:
+    """The archive's copy of a session and its subagent logs (those that exist)."""
+    sid = _safe_id(session_id)
+    archive_dir = paths.transcript_archive_dir()
+    found = [archive_dir / f"{sid}.jsonl.gz"] if (archive_dir / f"{sid}.jsonl.gz").is_file() else []
+    if (archive_dir / sid).is_dir():
+        found += sorted(p for p in (archive_dir / sid).rglob("*.jsonl.gz") if p.is_file())
+    return found
+
+
+def drop_from_archive(path: Path, turns: frozenset[str]) -> bool:
+    """Rewrite the archived ``path`` without the lines of ``turns``, keeping its up-to-date stamp (mtime and
+    the size in the gzip header); False when none of them was there."""
+    try:
+        before = path.stat()
+        with fsutil.open_stream(path) as handle:
+            packed = handle.read()
+        data = gzip.decompress(packed)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return False
+    kept = without_turns(data, turns, turn_starts(path) | set(turns))
+    if kept == data:
+        return False
+    size = _source_size(path) or 0
+    atomic_write_bytes(path, gzip.compress(kept, compresslevel=6, mtime=size), mode=_FILE_MODE)
+    with contextlib.suppress(OSError):
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return True
 
 
 # --- lookup ---------------------------------------------------------------------
