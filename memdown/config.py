@@ -300,11 +300,9 @@ def env_var_name(dotted: str) -> str:
 from .envflags import ON_WORDS, env_flag, hook_sync, memdown_disabled  # noqa: E402,F401  (one definition each)
 
 
-# Set by coding agents in the shell their Bash tool runs: Claude Code 2.1.328 sets CLAUDECODE=1 and
-# AI_AGENT=claude-code_<version>_agent (checked with the real client); the others are the agents
-# Claude Code's own agent detection names.
-AGENT_ENV = ("CLAUDECODE", "AI_AGENT", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_THREAD_ID", "COPILOT_CLI",
-             "CURSOR_AGENT")
+# What coding agents set in the shell their tools run: one list (envflags.AGENT_ENV), for the recall fence
+# and for the commands an agent may not run (cli/agentsafe).
+from .envflags import AGENT_ENV, agent_variables  # noqa: E402,F401
 OFF_WORDS = ("0", "false", "no")
 
 
@@ -322,7 +320,7 @@ def recall_fence() -> bool:
 
 def agent_running() -> bool:
     """Whether a coding agent runs this process (one of ``AGENT_ENV`` set, not to 0)."""
-    return any(os.environ.get(name, "").strip() not in ("", "0") for name in AGENT_ENV)
+    return bool(agent_variables())
 
 
 from .envflags import SUMMARIZER_ENV, in_summarizer  # noqa: E402,F401

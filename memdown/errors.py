@@ -90,6 +90,12 @@ class NotApprovedError(MemdownError):
     exit_code = 9
 
 
+class AgentRefusedError(MemdownError):
+    """A command that changes a person's settings, rules or approvals, run from an agent's shell (see cli/agentsafe)."""
+
+    exit_code = 11
+
+
 class NotATranscriptError(InputFileError):
     """A path ``memdown transcript`` refuses: not a Claude Code transcript it may read."""
 

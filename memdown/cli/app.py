@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from . import agentsafe
 from ..errors import MemdownError
 from .failure import error_text, quiet_broken_pipe, stdout_closed, wants_json
 from .recorded import output_gate
@@ -101,6 +102,7 @@ def cli() -> None:
 for _name in COMMAND_MODULES:
     for _command in importlib.import_module(f"{__package__}.{_name}").COMMANDS:
         cli.add_command(_command)
+agentsafe.enforce(cli)  # a person's settings change only at a person's terminal, never from an agent's shell
 
 
 def main() -> None:
