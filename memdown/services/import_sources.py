@@ -12,6 +12,7 @@ and folders a person names are taken as named (they chose them).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -104,8 +105,13 @@ def _judge(path: Path, places: Sequence[Path] | None) -> tuple[Sniff, str]:
     if head.problem:
         return head, head.problem
     if places is not None and head.cwd and not started_in(head.cwd, places):
-        return head, f"another project (cwd {head.cwd})"
+        return head, f"another project (cwd {_one_line(head.cwd)})"
     return head, ""
+
+
+def _one_line(text: str) -> str:
+    """``text`` as it reads, or JSON-escaped when a character in it would break or drive the report's line."""
+    return text if text.isprintable() else json.dumps(text)[1:-1]
 
 
 def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> Survey:

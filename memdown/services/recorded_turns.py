@@ -6,7 +6,11 @@ id, or, in older clients, fresh uuids around the same API message ids. The
 per-session done-state (``state/sessions/<id>.json``) cannot see that, so this
 registry remembers every recorded turn across sessions:
 
-    state/recorded-turns.tsv    <turn uuid> TAB <session> TAB <message ids, comma-separated>
+    state/recorded-turns.tsv    <turn key> TAB <session> TAB <message ids, comma-separated> TAB <prompt hash>
+
+A turn key seen under another session is a copy only when the prompt is the same too (the hash;
+lines written before it existed have none and count as the same): a uuid reused for another prompt,
+in another session's file, is that session's own turn and is recorded.
 
 Append-only under its lock; a line is added after the entry is written, so a
 crash in between leaves the turn to the daily writer's own duplicate check.
@@ -15,6 +19,8 @@ its daily logs (uuids only).
 """
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 
 from .. import fsutil, paths
@@ -22,6 +28,7 @@ from ..fsutil import append_unlocked, file_lock, file_lock_for, locked_append
 from ..transcript.model import Turn
 
 FILE_NAME = "recorded-turns.tsv"
+_BREAKS_LINE = re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # a key that would split its line
 
 
 def registry_file(root: Path) -> Path:
@@ -34,12 +41,14 @@ class RecordedTurns:
     def __init__(self) -> None:
         self.by_turn: dict[str, str] = {}
         self.by_message: dict[str, str] = {}
+        self.prompts: dict[str, set[str]] = {}  # turn key → hashes of the prompts recorded under it
 
     def add_line(self, line: str) -> None:
         parts = line.rstrip("\n").split("\t")
         if len(parts) < 2 or not parts[0]:
             return
         self.by_turn.setdefault(parts[0], parts[1])
+        self.prompts.setdefault(parts[0], set()).add(parts[3] if len(parts) > 3 else "")
         for msg in (parts[2].split(",") if len(parts) > 2 else []):
             if msg:
                 self.by_message.setdefault(msg, parts[1])
@@ -47,7 +56,8 @@ class RecordedTurns:
     def copied_from(self, turn: Turn, session: str) -> str:
         """The other session that already recorded ``turn`` ('' when none did)."""
         owner = self.by_turn.get(turn.uuid, "")
-        if owner and owner != session:
+        hashes = self.prompts.get(turn.uuid, set())
+        if owner and owner != session and ("" in hashes or prompt_hash(turn.prompt) in hashes):
             return owner
         owners = {self.by_message.get(m, "") for m in turn.message_ids}
         if turn.message_ids and len(owners) == 1 and "" not in owners and session not in owners:
@@ -69,9 +79,14 @@ def load(root: Path) -> RecordedTurns:
     return known
 
 
-def _line(turn_uuid: str, session: str, message_ids: list[str] | tuple[str, ...] = ()) -> str:
+def prompt_hash(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _line(turn_uuid: str, session: str, message_ids: list[str] | tuple[str, ...] = (), prompt: str | None = None) -> str:
     clean = [m for m in message_ids if m and "\t" not in m and "," not in m]
-    return f"{turn_uuid}\t{session}\t{','.join(clean)}\n"
+    tail = f"\t{prompt_hash(prompt)}" if prompt is not None else ""
+    return f"{turn_uuid}\t{session}\t{','.join(clean)}{tail}\n"
 
 
 def _seed(root: Path, path: Path) -> None:
@@ -92,7 +107,8 @@ def _seed(root: Path, path: Path) -> None:
 
 def remember(root: Path, turns: list[Turn], session: str, known: RecordedTurns | None = None) -> None:
     """Add ``turns`` (recorded for ``session``) to the registry (and to ``known``)."""
-    text = "".join(_line(t.uuid, session, t.message_ids) for t in turns if t.uuid)
+    text = "".join(_line(t.uuid, session, t.message_ids, t.prompt) for t in turns
+                   if t.uuid and not _BREAKS_LINE.search(t.uuid))
     if not text:
         return
     fsutil.make_dirs(registry_file(root).parent)

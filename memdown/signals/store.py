@@ -138,8 +138,7 @@ def from_entry(entry: entries.Entry, path: Path | None) -> Signal:
 
         anchor = parse_anchor(entry.anchor)
         if anchor:
-            sig.session = anchor_unescape(anchor.session)
-            sig.turn = anchor_unescape(anchor.turn)
+            sig.session, sig.turn = anchor.session, anchor.turn  # parse_anchor decodes them
             sig.transcript = anchor_unescape(anchor.transcript)
     if entry.quote:
         sig.context = entry.after_quote

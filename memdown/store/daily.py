@@ -85,7 +85,8 @@ def render_bullet(text: str) -> str:
 
 
 def render_entry(entry: Entry) -> str:
-    anchor = Anchor(entry.session, entry.turn, anchor_escape(entry.transcript), entry.commit, entry.cites).render()
+    anchor = Anchor(anchor_escape(entry.session), anchor_escape(entry.turn), anchor_escape(entry.transcript),
+                    entry.commit, entry.cites).render()
     bullets = "\n".join(render_bullet(b) for b in entry.bullets if b.strip())
     return f"### {entry.when:%H:%M}\n{anchor}\n{bullets}\n"
 

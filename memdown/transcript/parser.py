@@ -50,6 +50,7 @@ class _Builder:
         self.preamble: Turn | None = None
         self.tools = tools                 # shared tool_use id → ToolCall, for pairing
         self.prompt_uuids: set[str] = set()
+        self.uuid_uses: dict[str, int] = {}  # prompt uuid → turns that had it (``_unique_key``)
         self.turn_msg_ids: set[str] = set()
         self.seen_msg_ids: set[str] = set()
         self.last_text_msg: str | None = None
@@ -67,12 +68,23 @@ class _Builder:
         else:
             turn.index = len(self.turns)
             turn.message_ids = sorted(self.turn_msg_ids)
+            turn.uuid = self._unique_key(turn)
             self.turns.append(turn)
         self.seen_msg_ids |= self.turn_msg_ids
         self.turn_msg_ids = set()
         self.prompt_uuids = set()
         self.current = None
         self.last_text_msg = None
+
+    def _unique_key(self, turn: Turn) -> str:
+        """The turn's key: its prompt's uuid, unless an earlier turn of this stream has it (a client bug, a
+        hand-edited or merged file) or it has none; then ``<uuid>@<n>`` (the n-th turn with that uuid) or
+        ``@<byte offset>``, so every turn has its own anchor and done-state, the same on every full parse."""
+        if not turn.uuid:
+            return f"@{turn.start_offset}"
+        seen = self.uuid_uses.get(turn.uuid, 0) + 1
+        self.uuid_uses[turn.uuid] = seen
+        return turn.uuid if seen == 1 else f"{turn.uuid}@{seen}"
 
     def _target(self, offset: int, entry: dict) -> Turn:
         """The turn new assistant work belongs to (the preamble before any prompt)."""
