@@ -14,10 +14,11 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
-    if len(argv) == 2 and argv[0] == "hook" and argv[1].replace("-", "").replace("_", "").lower() == "pretooluse":
+    if 2 <= len(argv) <= 3 and argv[0] == "hook" and argv[1].replace("-", "").replace("_", "").lower() == "pretooluse" \
+            and argv[2:] in ([], ["codex"]):
         from .hooks.pretool import main as pretool_main  # before every tool call: nothing else imported
 
-        _leave(pretool_main())
+        _leave(pretool_main(argv[2] if len(argv) == 3 else ""))
     from .paths import private_umask
 
     private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them

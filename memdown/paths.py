@@ -134,6 +134,11 @@ def claude_home() -> Path:
     return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
 
 
+def codex_home() -> Path:
+    """``~/.codex`` (``CODEX_HOME`` overrides it, as in Codex CLI): its config, hooks, skills and sessions."""
+    return _env_path("CODEX_HOME") or Path.home() / ".codex"
+
+
 # --- inside the memory root -------------------------------------------------
 
 def daily_dir(root: Path) -> Path:

@@ -29,6 +29,8 @@ TESTS = Path(__file__).resolve().parent
 NO_DIR = {
     "hook": "the memory root comes from the hook JSON's cwd",
     "merge-file": "git passes the three files to merge",
+    "install": "writes a client's settings (~/.codex, or the repository's .codex with --project), not memory",
+    "uninstall": "the same settings as install",
 }
 
 DAY = "# 2026-03-14\n\n## Session 09:12\n\n### 09:40\n<!-- session:sess-aaa turn:t-1 -->\n- Quote cache TTL lowered.\n"

@@ -69,6 +69,7 @@ COMMANDS: dict[str, Rule] = {
     "reflect sweep": Rule(PERSON),
     "reflect guards": Rule(PERSON, reads_when=lambda params: not params.get("remove_id")),
     "mining": Rule(PERSON, reads_when=_showing_mining), "capture": Rule(PERSON, reads_when=_showing_mining),
+    "install": Rule(PERSON), "uninstall": Rule(PERSON),  # a client's settings: hooks Codex runs, its skills
 }
 AGENT_SAFE = frozenset(path for path, rule in COMMANDS.items() if rule.kind != PERSON)
 

@@ -25,12 +25,18 @@ MAX_STDIN = 8 << 20
 MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed: fail open
 
 
-def answer(payload: dict[str, Any], root: Any = None) -> HookOutput | None:
-    """The decision for one tool call; ``root`` is the memory root, or a function finding it."""
+def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookOutput | None:
+    """The decision for one tool call; ``root`` is the memory root, or a function finding it.
+
+    ``client`` is ``"codex"`` when Codex CLI asks (``memdown hook PreToolUse codex``): its ``apply_patch``
+    is judged as an edit of each file it names, and an ``ask`` becomes a ``deny`` (Codex 0.171.0 refuses
+    ``ask`` from PreToolUse and would run the call), the model getting the same reason either way."""
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         return None
     tool = str(payload.get("tool_name") or "")
+    if client == "codex" and tool == "apply_patch":
+        return _codex_patch(payload, tool_input, root)
     if tool == "Skill":
         if tool_input.get("skill") != RECALL_SKILL:
             return None
@@ -48,7 +54,24 @@ def answer(payload: dict[str, Any], root: Any = None) -> HookOutput | None:
     hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload), cwd)
     if hit is None:
         return None
-    return HookOutput("PreToolUse", permission=hit[0], permission_reason=hit[1])
+    return HookOutput("PreToolUse", permission="deny" if client == "codex" else hit[0], permission_reason=hit[1])
+
+
+_PATCH_FILE = "*** "  # "*** Update File: path" lines of Codex's apply_patch format
+
+
+def _codex_patch(payload: dict[str, Any], tool_input: dict[str, Any], root: Any) -> HookOutput | None:
+    """An ``apply_patch`` judged as an ``Edit`` of every file it adds, updates, deletes or moves to."""
+    patch = next((v for v in tool_input.values() if isinstance(v, str) and _PATCH_FILE in v), "")
+    cwd = str(payload.get("cwd") or "")
+    for line in patch.splitlines():
+        for head in ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "):
+            if line.startswith(head):
+                path = os.path.join(cwd, line[len(head):].strip())
+                decided = answer({**payload, "tool_name": "Edit", "tool_input": {"file_path": path}}, root, "codex")
+                if decided is not None:
+                    return decided
+    return None
 
 
 def _root_finder(payload: dict[str, Any]):
@@ -61,7 +84,7 @@ def _root_finder(payload: dict[str, Any]):
     return find
 
 
-def main() -> int:
+def main(client: str = "") -> int:
     started = time.perf_counter()
     out: dict[str, Any] = {}
     try:
@@ -70,11 +93,11 @@ def main() -> int:
         stdin = sys.stdin
         raw = b"" if memdown_disabled() or in_summarizer() or stdin is None or stdin.isatty() \
             else stdin.buffer.read(MAX_STDIN)
-        if raw and (b'"Skill"' in raw or _guards_exist()):  # else nothing to decide: not even json is imported
+        if raw and ((b'"Skill"' in raw and not client) or _guards_exist()):  # else nothing to decide: not even json is imported
             import json
 
             payload = json.loads(raw.decode("utf-8", "replace") or "{}")
-            decided = answer(payload) if isinstance(payload, dict) else None
+            decided = answer(payload, client=client) if isinstance(payload, dict) else None
             out = decided.to_json() if decided is not None else {}
             if out and decided is not None and decided.permission != "allow":
                 _log(payload, f"{decided.permission} {1000 * (time.perf_counter() - started):.0f}ms: "

@@ -1,0 +1,161 @@
+"""Harness for the Codex end-to-end tests: the REAL Codex CLI, memdown installed into it, a fake model.
+
+Mirrors ``conftest.World`` for Claude Code. Each test gets a ``CodexWorld``: an isolated HOME and
+CODEX_HOME, a git project, a PATH folder holding this checkout's ``memdown``, and a ``FakeResponsesAPI``
+on 127.0.0.1 that plays the model through a custom provider (``wire_api = "responses"``, its
+``base_url`` on the fake). memdown is set up the way a person does it, ``memdown install codex``;
+``--dangerously-bypass-hook-trust`` stands in for the person's review of the new hooks in Codex's
+``/hooks`` (Codex runs no untrusted hook, and memdown never writes that trust itself).
+
+The CLI comes from ``$MEMDOWN_E2E_CODEX`` or the repo-local install ``.ci/run`` makes (``.e2e/codex``);
+without it every Codex test skips with one line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .fake_responses import FakeResponsesAPI
+
+REPO = Path(__file__).resolve().parents[2]
+PINNED = "0.171.0"
+LOCAL_CLI = REPO / ".e2e" / "codex" / "node_modules" / ".bin" / "codex"
+_cache: dict[str, tuple[str | None, str]] = {}
+
+
+def find_codex() -> tuple[str | None, str]:
+    """(path, why-not): the pinned Codex CLI, or None and a one-line reason."""
+    if "result" in _cache:
+        return _cache["result"]
+    candidate = os.environ.get("MEMDOWN_E2E_CODEX") or (str(LOCAL_CLI) if LOCAL_CLI.exists() else "")
+    result: tuple[str | None, str]
+    if not candidate:
+        result = (None, "Codex CLI not installed (set MEMDOWN_E2E_CODEX or run .ci/run to put it in .e2e/codex)")
+    else:
+        try:
+            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=60)
+            version = proc.stdout.strip()
+            result = (candidate, "") if proc.returncode == 0 and version else (
+                None, f"Codex CLI at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
+            if result[0] and PINNED not in version:
+                print(f"note: the Codex e2e tests pin Codex CLI {PINNED}, found {version}", file=sys.stderr)
+        except (OSError, subprocess.SubprocessError) as exc:
+            result = (None, f"Codex CLI at {candidate} does not run: {exc}")
+    _cache["result"] = result
+    return result
+
+
+@dataclass
+class CodexRun:
+    proc: subprocess.CompletedProcess
+    session_id: str
+
+    @property
+    def out(self) -> str:
+        return self.proc.stdout
+
+
+@dataclass
+class CodexWorld:
+    cli: str
+    tmp: Path
+    api: FakeResponsesAPI
+    home: Path = field(init=False)
+    project: Path = field(init=False)
+    bin: Path = field(init=False)
+    runs: list[CodexRun] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.home = self.tmp / "home"
+        self.project = self.tmp / "project"
+        self.bin = self.tmp / "bin"
+        for folder in (self.home, self.project, self.bin, self.codex_home):
+            folder.mkdir(parents=True, exist_ok=True)
+        (self.bin / "codex").symlink_to(self.cli)
+        (self.bin / "memdown").symlink_to(Path(sys.executable).parent / "memdown")
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+
+    @property
+    def codex_home(self) -> Path:
+        return self.home / ".codex"
+
+    @property
+    def memory(self) -> Path:
+        return self.project / ".memdown"
+
+    def init_memory(self) -> "CodexWorld":
+        self.memory.joinpath("memory").mkdir(parents=True, exist_ok=True)
+        return self
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            "PATH": os.pathsep.join([str(self.bin), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", str(self.tmp)),
+            "MEMDOWN_HOME": str(self.home / ".local" / "share" / "memdown"),
+            "MEMDOWN_CONFIG": str(self.home / ".config" / "memdown" / "config.toml"),
+            "MEMDOWN_WATCH_ENABLED": "0",
+            "LANCEDB_LOG": "error",
+            "FAKE_OPENAI_KEY": "sk-e2e-fake",
+            "LANG": "C.UTF-8",
+        }
+        for name in ("TMPDIR",):
+            if os.environ.get(name):
+                env[name] = os.environ[name]
+        env.update(extra)
+        return env
+
+    def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
+                              capture_output=True, text=True, timeout=timeout)
+
+    def install(self) -> "CodexWorld":
+        done = self.memdown("install", "codex")
+        assert done.returncode == 0, done.stderr
+        return self
+
+    def codex(self, prompt: str, *, timeout: float = 180) -> CodexRun:
+        api = self.api.url
+        cmd = [str(self.bin / "codex"), "exec", "--skip-git-repo-check", "--json",
+               "-c", "model_provider=memdown_fake", "-c", "model=gpt-fake",
+               "-c", "model_providers.memdown_fake.name=fake",
+               "-c", f"model_providers.memdown_fake.base_url={api}",
+               "-c", "model_providers.memdown_fake.wire_api=responses",
+               "-c", "model_providers.memdown_fake.env_key=FAKE_OPENAI_KEY",
+               "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", prompt]
+        proc = subprocess.run(cmd, cwd=self.project, env=self.env(), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+        run = CodexRun(proc, _thread_id(proc.stdout))
+        self.runs.append(run)
+        return run
+
+    def rollouts(self) -> list[Path]:
+        return sorted((self.codex_home / "sessions").rglob("rollout-*.jsonl"))
+
+    def daily_text(self) -> str:
+        folder = self.memory / "memory"
+        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
+
+    def hooks_log(self) -> str:
+        log = self.memory / "logs" / "hooks.log"
+        return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+
+
+def _thread_id(stdout: str) -> str:
+    for line in stdout.splitlines():
+        try:
+            event: Any = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("type") == "thread.started":
+            return str(event.get("thread_id") or "")
+    return ""
