@@ -62,7 +62,8 @@ def _placeholder_args(path: str) -> list[str]:
     args: list[str] = []
     for param in TREE[path].params:
         if isinstance(param, click.Argument) and param.required:
-            args.append("X-1")
+            choices = getattr(param.type, "choices", None)
+            args.append(str(choices[0]) if choices else "X-1")
         elif isinstance(param, click.Option) and param.required:
             choices = getattr(param.type, "choices", None)
             args += [param.opts[0], str(choices[0]) if choices else "X-1"]

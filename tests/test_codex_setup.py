@@ -96,7 +96,7 @@ def test_codex_guards_deny_where_claude_code_asks_and_judge_apply_patch_by_its_f
 
     guards = [{"id": "LRN-1", "decision": "ask", "rule": "Run tests with `uv run pytest`."}]
     monkeypatch.setattr(shellguard, "load", lambda home: guards)
-    monkeypatch.setattr(shellguard, "check", lambda g, tool, tool_input, root: (
+    monkeypatch.setattr(shellguard, "check", lambda g, tool, tool_input, root, *rest: (
         ("ask", "memdown guard LRN-1: prefer uv") if tool == "Bash" or tool_input.get("file_path", "").endswith(
             "migrations/1.sql") else None))
     call = {"tool_name": "Bash", "tool_input": {"command": "pytest -q"}, "cwd": "/p"}
