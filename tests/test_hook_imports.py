@@ -86,7 +86,8 @@ ALLOWED: dict[str, dict[str, object]] = {
     # shlex, still no pathlib (the project is looked up only when one of its guards matched).
     "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd",
                                                                                "memdown.shellparse"]},
-    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.lazyre"]},
+    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.lazyre",
+                                                                          "memdown.hooks.skillorigin"]},
     "PreToolUse-Bash-guarded": {"stdlib": _START | _JSON | {"shlex", "io"},
                                 "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"]},
 }

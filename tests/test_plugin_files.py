@@ -499,7 +499,8 @@ def test_shim_fast_start_runs_the_real_memdown(tmp_path: Path) -> None:
     code = ('import sys; sys.path.append(sys.argv.pop(1)); from memdown.entry import main; main()')
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(site), "hook", "PreToolUse"],
                           input=json.dumps({"tool_name": "Skill", "tool_input": {"skill": "memdown:memory-recall"}}),
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MEMDOWN_PLUGIN_HOOK": str(REPO / "hooks" / "memdown-hook")})
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
     # The shim's launch line must be the one tested here.
@@ -517,8 +518,10 @@ def test_shim_fast_start_runs_the_real_memdown(tmp_path: Path) -> None:
     ({"tool_name": "Skill", "tool_input": "memdown:memory-recall"}, False),
     ({}, False),
 ])
-def test_pre_tool_use_allows_only_the_recall_skill(payload: dict, allowed: bool) -> None:
+def test_pre_tool_use_allows_only_the_recall_skill(payload: dict, allowed: bool, monkeypatch) -> None:
     from memdown.hooks.runner import handle
+
+    monkeypatch.setenv("MEMDOWN_PLUGIN_HOOK", str(REPO / "hooks" / "memdown-hook"))  # as the shim says
 
     out = handle("PreToolUse", payload, None)
     if allowed:

@@ -18,8 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# memdown's own read-only recall skill may run without a permission rule; any
-# other skill (and any other tool) is left to the user's settings.
+# memdown's own read-only recall skill may run without a permission rule, when the file the client will load
+# is the plugin's own (skillorigin); any other skill (and any other tool) is left to the user's settings.
 RECALL_SKILL = "memdown:memory-recall"
 MAX_STDIN = 8 << 20
 MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed: fail open
@@ -38,7 +38,9 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     if client == "codex" and tool == "apply_patch":
         return _codex_patch(payload, tool_input, root)
     if tool == "Skill":
-        if tool_input.get("skill") != RECALL_SKILL:
+        from .skillorigin import recall_is_ours
+
+        if tool_input.get("skill") != RECALL_SKILL or not recall_is_ours(payload):  # by identity, not by name
             return None
         return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
     command = tool_input.get("command")
