@@ -94,25 +94,29 @@ def test_contradictions_are_flagged_never_promoted_silently(memory_root):
     assert reverted.status == "reverted" and "contradicted by" in reverted.extra["reason"]
 
 
-def test_undo_is_a_negative_trace(memory_root):
+def test_undo_takes_the_promotion_back(memory_root):
+    """Undo is not a verdict on the rule (a revert is, below): the rule goes with a backup, the signals
+    get their earlier state back, and the candidate is reviewable again (#30.5)."""
     claude = project_claude(memory_root)
+    claude.write_text("# P\n")
     sig = add(memory_root, "always use tabs", "convention")
     lrn = review.promote(memory_root, sig.id, "project", now=NOW, config=load_config(memory_root))["learning"]
     promoted_text = claude.read_text()
-    result = review.undo(memory_root, lrn, reason="that rule was wrong", now=NOW)
+    result = review.undo(memory_root, lrn, reason="not yet", now=NOW)
     after = claude.read_text()
     assert "memdown:" not in after and "Learned rules (memdown)" not in after  # no empty header left behind
     assert any(Path(b).read_text() == promoted_text for b in result["backups"])
-    assert learnings.get(memory_root, lrn).status == "reverted"
-    add(memory_root, "please always use tabs", "convention", session="s7")
+    assert learnings.get(memory_root, lrn).status == "undone"
+    assert store.get(memory_root, sig.id).status == "captured"
     found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
-    assert found.candidates == [] and found.auto[0]["reason"] == f"auto: matches reverted {lrn}"
-    assert meta.load(memory_root)["type:convention"]["reverted"] == 1
+    assert [c.id for c in found.candidates] == [sig.id]
+    assert meta.load(memory_root)["type:convention"]["accepted"] == 0
     with pytest.raises(UsageError):
-        review.promote(memory_root, lrn, "global", now=NOW, config=load_config(memory_root))
+        review.undo(memory_root, lrn, now=NOW)
 
 
 def test_revert_signal_proposes_removing_the_learning(memory_root):
+    project_claude(memory_root).write_text("# P\n")
     sig = add(memory_root, "always use tabs for indentation", "convention")
     lrn = review.promote(memory_root, sig.id, "project", now=NOW, config=load_config(memory_root))["learning"]
     rev = add(memory_root, "that rule about tabs was wrong", "revert", session="s2", conf=3)
@@ -121,6 +125,13 @@ def test_revert_signal_proposes_removing_the_learning(memory_root):
     review.promote(memory_root, rev.id, now=NOW, config=load_config(memory_root))
     assert learnings.get(memory_root, lrn).status == "reverted"
     assert f"memdown:{lrn}" not in project_claude(memory_root).read_text()
+    # a revert is a negative trace: the same advice is not proposed again, nor the learning re-promoted
+    add(memory_root, "please always use tabs for indentation", "convention", session="s7")
+    found = review.analyze(memory_root, now=NOW, config=load_config(memory_root))
+    assert found.candidates == [] and found.auto[-1]["reason"] == f"auto: matches reverted {lrn}"
+    assert meta.load(memory_root)["type:convention"]["reverted"] == 1
+    with pytest.raises(UsageError):
+        review.promote(memory_root, lrn, "global", now=NOW, config=load_config(memory_root))
 
 
 def test_other_targets_improvements_reflexion_global(memory_root):

@@ -8,7 +8,8 @@ import click
 from .. import fsutil, paths
 from .common import dir_option, json_option, load_settings, print_json, resolve_root
 
-TARGET_CHOICE = click.Choice(["project", "project-local", "global", "rules", "learnings", "improvements", "reflexion"])
+TARGET_CHOICE = click.Choice(["project", "agents", "project-local", "global", "rules", "learnings", "improvements",
+                              "reflexion"])
 
 
 def _root(memory_dir: Path | None) -> Path:

@@ -18,6 +18,7 @@ from . import guards, improvements, learnings, ledger, meta, mistakes, phrasing
 from . import promote as P
 from .analysis import analyze_under_lock, day_of, find_candidate, review_lock, single_candidate
 from .approvals import new_token
+from .instructions import created_targets
 
 
 def _already_promoted(root: Path, cand: C.Candidate) -> dict | None:
@@ -129,18 +130,37 @@ def _promote_learning(root: Path, item, target: str, now) -> dict:
     return {"id": item.id, "action": "promote", "learning": item.id, **result}
 
 
-def _revert_learning(root: Path, item, reason: str, now) -> dict:
-    """Negative trace: remove the rule everywhere (with backups), keep the learning as reverted."""
-    if item.status == "reverted":
-        raise UsageError(f"{item.id} is already reverted")
-    removed = [r for r in (P.remove_rule(root, t, item.id, P.token_of(item)) for t in P.CLAUDE_TARGETS) if r["changed"]]
+def _revert_learning(root: Path, item, reason: str, now, *, undone: bool = False) -> dict:
+    """Remove the rule from every instruction file (with backups; a file memdown created for it goes when
+    nothing else is in it). A revert keeps the learning as a negative trace (``reverted``: the same advice is
+    not proposed again); an ``undone`` promotion (``reflect undo``) puts its signals back as they were, so the
+    candidate can be reviewed again."""
+    if item.status in ("reverted", "undone"):
+        raise UsageError(f"{item.id} is already {item.status}")
+    created = created_targets(item)
+    removed = [r for r in (P.remove_rule(root, t, item.id, P.token_of(item), created=t in created)
+                           for t in P.CLAUDE_TARGETS) if r["changed"]]
     guards.remove(item.id, P.token_of(item))
-    learnings.update(root, item.id, status="reverted", reverted=day_of(now), reason=reason)
+    learnings.update(root, item.id, status="undone" if undone else "reverted", reverted=day_of(now), reason=reason)
     sigs = [s for s in (_maybe(root, sid) for sid in item.sources) if s is not None]
-    meta.record(root, sigs, "reverted")
+    if undone:
+        _restore_signals(root, item.id)
+        meta.record(root, sigs, "accepted", delta=-1)
+    else:
+        meta.record(root, sigs, "reverted")
     ledger.record(root, item.fingerprint, item.text, item.id, status="reverted", day=day_of(now))
     return {"learning": item.id, "removed_from": [r["path"] for r in removed],
+            "removed_files": [r["path"] for r in removed if r.get("removed_file")],
             "backups": [r["backup"] for r in removed if r["backup"]]}
+
+
+def _restore_signals(root: Path, learning_id: str) -> None:
+    """Signals promoted into ``learning_id`` (its sources and the repeats folded into it) get the status they
+    had before (``captured`` when not recorded)."""
+    back = {s.id: {"status": s.extra.get("before") or "captured", "learning": None, "before": None}
+            for s in store.load(root) if s.status == "promoted" and s.extra.get("learning") == learning_id}
+    if back:
+        store.update(root, back)
 
 
 def _maybe(root: Path, sig_id: str) -> Signal | None:
@@ -177,7 +197,8 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
     with review_lock(root):
         if item_id.startswith("LRN-"):
             return {"id": item_id, "action": "revert",
-                    **_revert_learning(root, P.local_learning(root, item_id), reason or "undone by hand", now)}
+                    **_revert_learning(root, P.local_learning(root, item_id), reason or "undone by hand", now,
+                                       undone=True)}
         if item_id.startswith("IMP-"):
             item = next((i for i in improvements.load(root) if i.id == item_id), None)
             if item is None:
@@ -191,7 +212,8 @@ def undo(root: Path, item_id: str, *, reason: str = "", now=None) -> dict:
         sig = store.get(root, item_id)
         if sig.status == "promoted" and sig.extra.get("learning"):
             item = P.local_learning(root, sig.extra["learning"])
-            return {"id": item_id, "action": "revert", **_revert_learning(root, item, reason or f"undone via {item_id}", now)}
+            return {"id": item_id, "action": "revert",
+                    **_revert_learning(root, item, reason or f"undone via {item_id}", now, undone=True)}
         if sig.status in ("dismissed", "archived"):
             if sig.extra.get("decision") == "user":
                 meta.record(root, [sig], "dismissed", delta=-1)

@@ -32,7 +32,7 @@ from ..store.entries import Entry, EntryFile
 from ..signals.text import fingerprint, one_line
 
 CATEGORIES = ("Commands", "Conventions", "Gotchas", "Preferences", "Project structure", "Other")
-STATUSES = ("pending", "promoted", "reverted")
+STATUSES = ("pending", "promoted", "reverted", "undone")  # undone: taken back by hand, proposable again
 HEADER = ("# Learnings\n\n<!-- Reviewed learnings (memdown reflect). Edit the text, status or category "
           "(move the entry to another section) by hand; keep the ids. -->\n\n")
 

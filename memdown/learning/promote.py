@@ -1,8 +1,10 @@
 """Writing learned rules into CLAUDE.md files: backed up first, then replaced atomically.
 
-Targets: ``project`` (``<project>/CLAUDE.md``), ``project-local``
-(``<project>/.claude/CLAUDE.md``), ``global`` (``~/.claude/CLAUDE.md``) and ``rules``
-(``<project>/.claude/rules/<topic>.md``, with ``paths:`` when the rule names files; see ``rules_target``).
+Targets: ``project`` (``<project>/CLAUDE.md``, and every other agent's instruction file the project has:
+AGENTS.md, .github/copilot-instructions.md, GEMINI.md, .cursor/rules/; see ``instructions``), ``agents``
+(``<project>/AGENTS.md``), ``project-local`` (``<project>/.claude/CLAUDE.md``), ``global``
+(``~/.claude/CLAUDE.md``) and ``rules`` (``<project>/.claude/rules/<topic>.md``, with ``paths:`` when the rule
+names files; see ``rules_target``).
 Rules go in one section, one list item each, tagged with the learning id and
 the promotion's random token (so undo removes exactly the block it wrote, even
 when two clones' learnings share an id after a merge)::
@@ -23,6 +25,7 @@ crash at any moment leaves the old file or the new one, never a mix.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +34,7 @@ from ..errors import NotApprovedError, UsageError
 from ..fsutil import atomic_write_bytes, edit_locked, file_lock
 from ..signals import store
 from ..signals.text import one_line
-from . import approvals, learnings
+from . import approvals, instructions, learnings
 
 # Target name -> the file it writes (given the memory root). Add a target here.
 # ``rules`` is a folder: ``rules_target.rule_file`` picks the topic file inside it.
@@ -40,6 +43,12 @@ TARGETS: dict[str, Callable[[Path], Path]] = {
     "project-local": lambda root: project_dir(root) / ".claude" / "CLAUDE.md",
     "global": lambda root: paths.claude_home() / "CLAUDE.md",
     "rules": lambda root: project_dir(root) / ".claude" / "rules",
+    # The other agents' instruction files (``instructions``): ``--to agents``, and ``project`` writes each one
+    # the project has.
+    "agents": lambda root: project_dir(root) / "AGENTS.md",
+    "copilot": lambda root: project_dir(root) / ".github" / "copilot-instructions.md",
+    "gemini": lambda root: project_dir(root) / "GEMINI.md",
+    "cursor": lambda root: project_dir(root) / ".cursor" / "rules" / "memdown.mdc",
 }
 CLAUDE_TARGETS = tuple(TARGETS)
 OTHER_TARGETS = ("learnings", "improvements", "reflexion")
@@ -202,7 +211,10 @@ def backup(root: Path, path: Path, target: str, within: Path | None = None) -> P
     return dest
 
 
-def _edit_target(root: Path, target: str, change, path: Path | None = None) -> dict:
+def _edit_target(root: Path, target: str, change, path: Path | None = None, *, created: bool = False) -> dict:
+    """Apply ``change`` to the target's file (backup first, compare-and-swap). A file that did not exist is
+    made 0644 and reported ``created``; with ``created`` (memdown made this file for a rule), a file left with
+    nothing of a person's is removed."""
     path = path or target_path(root, target)
     done: dict = {"target": target, "path": str(path), "backup": None, "changed": False}
     # A project's files are walked from the project (no link planted in the repository is followed); the
@@ -218,8 +230,15 @@ def _edit_target(root: Path, target: str, change, path: Path | None = None) -> d
         return new, None
 
     with file_lock(paths.lock_file(root, "claude-md"), timeout=30):
+        existed = fsutil.lstat(path, root=within) is not None
         # compare-and-swap: a person's save of CLAUDE.md is never overwritten; replaced whole, never torn
         edit_locked(path, apply, in_place=False, root=within)
+        if done["changed"] and not existed:
+            done["created"] = True
+            if target != "global":  # a committed file, read by every clone: not private like memdown's state
+                os.chmod(path, 0o644)
+        elif done["changed"] and created and instructions.drop_if_only_ours(path, target, within):
+            done["removed_file"] = True
     return done
 
 
@@ -235,7 +254,7 @@ def add_rule(root: Path, target: str, learning_id: str, rule: str, *, token: str
     def change(text: str) -> str:
         if rule_spans(text, learning_id, token):
             return text
-        return insert_rule(text, learning_id, rule, token)
+        return insert_rule(text or instructions.first_content(target), learning_id, rule, token)
 
     if target == "rules":
         from . import learnings
@@ -250,9 +269,16 @@ def add_rule(root: Path, target: str, learning_id: str, rule: str, *, token: str
     return _edit_target(root, target, change)
 
 
+def instruction_targets(root: Path, target: str) -> tuple[list[str], list[str]]:
+    """(targets one promotion to ``target`` writes, files skipped with why): see ``instructions``."""
+    return instructions.instruction_targets(target, target_paths(root))
+
+
 def approve(root: Path, target: str, learning_id: str, rule: str, token: str) -> None:
-    """Record the approval ``add_rule`` asks for (the person ran ``memdown reflect promote`` here)."""
-    approvals.approve(target_path(root, target), token, rule, learning_id=learning_id, target=target)
+    """Record the approval ``add_rule`` asks for (the person ran ``memdown reflect promote`` here): one
+    approval covers every instruction file the target writes, each recorded for its own file."""
+    for each in instruction_targets(root, target)[0]:
+        approvals.approve(target_path(root, each), token, rule, learning_id=learning_id, target=each)
 
 
 def approved(root: Path, target: str, rule: str, token: str) -> bool:
@@ -281,8 +307,9 @@ def local_learning(root: Path, learning_id: str) -> learnings.Learning:
     return same[0] if same else learnings.get(root, learning_id)
 
 
-def remove_rule(root: Path, target: str, learning_id: str, token: str = "") -> dict:
-    """Remove exactly the rule blocks with this id and token (no token: the untokened legacy marker)."""
+def remove_rule(root: Path, target: str, learning_id: str, token: str = "", *, created: bool = False) -> dict:
+    """Remove exactly the rule blocks with this id and token (no token: the untokened legacy marker); with
+    ``created``, the file memdown made for it goes too when nothing else is left in it."""
     if target == "rules":
         from .rules_target import files_with, scoped
 
@@ -291,7 +318,7 @@ def remove_rule(root: Path, target: str, learning_id: str, token: str = "") -> d
                    for p in files_with(project_dir(root), marker(learning_id, token))]
         return next((r for r in results if r["changed"]), {"target": target, "path": "", "backup": None,
                                                             "changed": False})
-    return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id, token))
+    return _edit_target(root, target, lambda text: remove_rule_text(text, learning_id, token), created=created)
 
 
 def rules_in(root: Path) -> list[tuple[str, str]]:
@@ -313,16 +340,50 @@ def rules_in(root: Path) -> list[tuple[str, str]]:
 def finish_rule(root: Path, item, target: str, day: str) -> dict:
     """Write the rule to its target (idempotent; refused without a local approval), then mark it promoted."""
     result: dict = {"learning": item.id, "target": target, "rule": written_text(item.text)}
+    written = [target]
     if target in CLAUDE_TARGETS:
-        result.update(add_rule(root, target, item.id, item.text, token=token_of(item)))
+        written, skipped = _write_everywhere(root, item, target, result)
+        if skipped:
+            result["skipped"] = skipped
         from . import guards
 
         guard = guards.add(None if target == "global" else root, item.id, token_of(item), item.text)
         if guard is not None:
             result["guard"] = guard["decision"]
-    where = f"{describe(root, target)} ({day})"
-    promoted_to = item.promoted_to + ([where] if target not in item.targets else [])
+    promoted_to = item.promoted_to + [f"{describe(root, t)} ({day})" for t in written if t not in item.targets]
     learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
     if item.sources:
-        store.update(root, {s: {"status": "promoted", "learning": item.id} for s in item.sources})
+        before = {s.id: s for s in store.load(root) if s.id in set(item.sources)}
+        store.update(root, {s: {"status": "promoted", "learning": item.id, "before": _earlier(before.get(s))}
+                            for s in item.sources})
     return result
+
+
+def _earlier(sig) -> str | None:
+    """The status a signal had before its promotion (what ``undo`` puts back)."""
+    if sig is None:
+        return None
+    return (sig.extra.get("before") or None) if sig.status == "promoted" else sig.status
+
+
+def _write_everywhere(root: Path, item, target: str, result: dict) -> tuple[list[str], list[str]]:
+    """Add the rule to each instruction file ``target`` writes; (targets written, files skipped with why).
+    The first is the result's own; a file that appeared after the approval is skipped, not written unapproved."""
+    targets, skipped = instruction_targets(root, target)
+    written, created = [], instructions.created_targets(item)
+    for n, each in enumerate(targets):
+        if n and not approved(root, each, item.text, token_of(item)):
+            skipped.append(f"{target_path(root, each).name}: appeared after the approval")
+            continue
+        done = add_rule(root, each, item.id, item.text, token=token_of(item))
+        if n == 0:
+            result.update(done)
+        else:
+            result.setdefault("also", []).append(done["path"])
+        written.append(each)
+        if done.get("created") and each not in created:
+            created.append(each)
+    if created != instructions.created_targets(item):
+        item.extra["created"] = " ".join(created)
+        learnings.update(root, item.id, created=item.extra["created"])
+    return written, skipped
