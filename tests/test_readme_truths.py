@@ -66,3 +66,22 @@ def test_the_readme_says_what_summaries_cost_and_how_to_turn_that_off():
     switch = re.search(r"memdown config set (summarizer\.\w+) false", flat)
     assert switch, "the README names the setting that turns the claude summaries off"
     assert load_config(None)[switch.group(1)] is True  # a real setting, on by default
+
+
+def test_every_install_route_works_without_pypi_and_names_the_one_to_use():
+    """memdown is not on PyPI: a route that installs it by name, or a placeholder marketplace, fails (#26.8)."""
+    import json
+
+    install = _section("## Install")
+    assert not re.search(r"(pip|pipx|uv tool) install memdown\b", install), "memdown is not on PyPI"
+    assert "<owner>" not in README
+    assert "the one to use" in install
+    market = json.loads((REPO_ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    plugin = json.loads((REPO_ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    assert f"/plugin install {plugin['name']}@{market['name']}" in install
+    assert "/plugin marketplace add /path/to/memdown" in install
+
+
+def test_the_quick_start_shows_import_and_errors_are_said_once():
+    assert "memdown import" in _section("## Quick start")
+    assert README.count("Errors are one line") == 1
