@@ -135,3 +135,23 @@ def test_the_import_report_is_one_line_per_reason_whatever_a_cwd_holds(isolate_p
     lines = [line for line in proc.stdout.splitlines() if line.startswith("skipped")]
     assert len(lines) == 1 and "another project" in lines[0] and "\x1b" not in proc.stdout, proc.stdout
     assert json.loads(run_memdown("import", "--no-index", "--json").stdout)["skipped_sessions"] == 1
+
+
+def test_a_resumed_sessions_file_is_imported_under_its_own_session(isolate_paths, memory_root):
+    """A resumed session's file starts with the lines of the session it resumed (their older sessionId):
+    its entries carry the file's own session, the one its Stop hook names, and that Stop adds nothing twice."""
+    folder = _history(isolate_paths)
+    earlier = TranscriptBuilder(cwd=str(isolate_paths))
+    earlier.prompt("Set up the staging database")
+    earlier.reply("Created the staging database.")
+    resumed = TranscriptBuilder(cwd=str(isolate_paths))
+    resumed.lines = [dict(line) for line in earlier.lines]
+    resumed.parent = resumed.lines[-1]["uuid"]
+    resumed._minute = earlier._minute
+    resumed.prompt("Now seed it with the fixtures")
+    resumed.reply("Seeded staging with the fixtures.")
+    path = _save(resumed, folder / f"{resumed.session_id}.jsonl")
+    _import(memory_root)
+    assert {e.anchor.session for e in _entries(memory_root)} == {resumed.session_id}
+    stop = record_session(memory_root, path, resumed.session_id, config=load_config(memory_root))
+    assert stop.written == 0 and len(_entries(memory_root)) == 2

@@ -28,7 +28,7 @@ from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..errors import LockTimeoutError, MemdownError
-from ..transcript.layout import first_session_id, session_stem
+from ..transcript.layout import session_id_of
 from .import_sources import Survey, find_transcripts, history_dirs, project_key, survey
 
 __all__ = ["ImportReport", "Survey", "find_transcripts", "history_dirs", "import_transcripts", "project_key",
@@ -80,7 +80,7 @@ class ImportReport:
 
 
 def session_of(path: Path) -> str:
-    return first_session_id(path) or session_stem(path)
+    return session_id_of(path)
 
 
 def _written_ago(path: Path, now: float) -> float | None:

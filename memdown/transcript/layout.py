@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import zlib
 from collections.abc import Iterable
@@ -53,6 +54,26 @@ def first_session_id(path: Path) -> str:
     except MemdownError:
         return ""
     return ""
+
+
+def session_id_of(path: Path) -> str:
+    """The session a transcript file belongs to, as its Stop hook names it: Claude Code names the file
+    after the session, and a resumed session's file may start with lines of the session it resumed
+    (their ``sessionId`` is the older one). So the file's name when an entry in it carries that name
+    as its ``sessionId``, else the first ``sessionId`` in it, else the file's name."""
+    stem = session_stem(path)
+    raw = stem.encode("utf-8", "surrogateescape")
+    needle = re.compile(rb'"sessionId"\s*:\s*"' + re.escape(raw) + rb'"')
+    tail = b""
+    try:
+        with open_stream(Path(path)) as stream:
+            while chunk := stream.read(1 << 20):
+                if raw in tail + chunk and needle.search(tail + chunk):
+                    return stem
+                tail = chunk[-(len(raw) + 64):]
+    except (MemdownError, OSError, EOFError, zlib.error):
+        pass
+    return first_session_id(path) or stem
 
 
 def subagent_files(path: Path, session_id: str) -> list[Path]:
