@@ -153,6 +153,7 @@ def imported_by_hook(event: str, payload: dict, project: Path) -> list[str]:
     stdin = json.dumps({"session_id": "s-imports", "transcript_path": str(project / "absent.jsonl"),
                         "cwd": str(project), "hook_event_name": event, **payload})
     env = {**os.environ, "PATH": "/usr/bin:/bin"}  # no claude: a capture's worker writes extractively
+    env["MEMDOWN_PLUGIN_HOOK"] = str(REPO / "hooks" / "memdown-hook")  # as the shim says: the Skill allow's whole path
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=stdin, capture_output=True, text=True,
                           cwd=project, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
