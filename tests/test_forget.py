@@ -174,3 +174,13 @@ def test_forget_refuses_what_it_cannot_name(isolate_paths: Path, memory_root: Pa
     assert len(plan_forget(mem, day="2026-11-20").entries) == 3
     bad = run_memdown("forget", "--day", "yesterday", "--yes")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_an_agent_cannot_forget_without_a_person(isolate_paths: Path, memory_root: Path, fake_embedder) -> None:
+    """`forget` writes a person's memory: under an agent's environment it is refused (cli/agentsafe.py)."""
+    home = Path(os.environ["HOME"])
+    _recorded(memory_root, home, isolate_paths, fake_embedder)
+    before = (memory_root / "memory" / "2026-11-20.md").read_text()
+    refused = run_memdown("forget", "--text", UNIQUE, "--yes", env={"CLAUDECODE": "1"}, input="")
+    assert refused.returncode == 11 and refused.stderr.count("\n") == 1
+    assert (memory_root / "memory" / "2026-11-20.md").read_text() == before

@@ -70,6 +70,7 @@ COMMANDS: dict[str, Rule] = {
     "reflect guards": Rule(PERSON, reads_when=lambda params: not params.get("remove_id")),
     "mining": Rule(PERSON, reads_when=_showing_mining), "capture": Rule(PERSON, reads_when=_showing_mining),
     "install": Rule(PERSON), "uninstall": Rule(PERSON),  # a client's settings: hooks Codex runs, its skills
+    "forget": Rule(PERSON),  # removes memory for good, everywhere: a person decides that, not an injected line
 }
 AGENT_SAFE = frozenset(path for path, rule in COMMANDS.items() if rule.kind != PERSON)
 
