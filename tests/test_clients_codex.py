@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -176,3 +177,46 @@ def test_search_filters_by_agent(memory_root: Path, mode: str) -> None:
     assert mem.search("redis", agent="gemini", mode=mode) == []
     with pytest.raises(UsageError):
         mem.search("redis", agent="x' OR 1=1 --", mode=mode)
+
+
+def test_import_brings_in_this_projects_codex_sessions_once(tmp_path: Path, memory_root: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdown.config import load_config
+    from memdown.services.importer import import_transcripts, survey
+
+    project = memory_root.parent
+    home = tmp_path / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    ours = rollout_0171(home, prompt="fix the upload retry", cwd=str(project))
+    other = home / "sessions" / "2026" / "11" / "27" / "rollout-2026-11-27T18-00-00-x.jsonl"
+    other.write_text(ours.read_text().replace(str(project), "/elsewhere").replace(SESSION, "other-session"))
+    for path in (ours, other):  # finished sessions (a rollout written in the last 10 minutes may be live)
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    found = survey([], cwd=project, root=memory_root)
+    assert found.transcripts == [ours]
+    assert any(p == other and "another project" in why for p, why in found.skipped)
+    config = load_config(memory_root)
+    first = import_transcripts(memory_root, found, config=config, index=False)
+    assert (first.sessions, first.imported, first.turns, first.entries) == (1, 1, 1, 1)
+    text = "".join(p.read_text() for p in (memory_root / "memory").glob("*.md"))
+    assert f"session:{SESSION} turn:{TURN}" in text and "(codex)" in text
+    again = import_transcripts(memory_root, survey([], cwd=project, root=memory_root), config=config, index=False)
+    assert (again.sessions, again.already_imported, again.turns, again.entries) == (1, 1, 0, 0)
+
+
+@pytest.mark.shared
+def test_import_of_every_real_codex_log_brings_in_every_session_with_a_typed_prompt(
+        shared_agents: Path, memory_root: Path) -> None:
+    from memdown.config import load_config
+    from memdown.services.importer import import_transcripts, survey
+
+    table = (shared_agents / "README.md").read_text(encoding="utf-8")
+    expected = {m[1]: int(m[2]) for m in re.finditer(r"^\| codex \| (\S+) \| (\d+) \|", table, re.M)}
+    found = survey([shared_agents / "codex"], cwd=memory_root.parent, root=memory_root)
+    assert sorted(found.transcripts) == sorted(shared_agents / "codex" / rel for rel in expected), found.skipped
+    report = import_transcripts(memory_root, found, config=load_config(memory_root), index=False)
+    assert (report.sessions, report.imported, report.turns) == (len(expected), len(expected), sum(expected.values()))
+    assert report.entries > 0 and not report.errors
+    again = import_transcripts(memory_root, survey([shared_agents / "codex"], cwd=memory_root.parent,
+                                                   root=memory_root), config=load_config(memory_root), index=False)
+    assert (again.already_imported, again.turns, again.entries) == (len(expected), 0, 0)

@@ -276,3 +276,36 @@ def _stem_id(path: Path) -> str:
     stem = path.name.split(".", 1)[0]
     found = _UUID_TAIL.search(stem)
     return found.group(1) if found else stem
+
+
+class Head:
+    """What a rollout's first lines say: its session id, the cwd it started in, when, whether a sub-agent's."""
+
+    __slots__ = ("session_id", "cwd", "timestamp", "subagent")
+
+    def __init__(self, session_id: str, cwd: str, timestamp: str, subagent: bool) -> None:
+        self.session_id, self.cwd, self.timestamp, self.subagent = session_id, cwd, timestamp, subagent
+
+
+def head(path: Path, max_lines: int = 8) -> Head | None:
+    """The head of ``path`` when it is a Codex rollout (either shape), else None. Reads a few lines only."""
+    builder = _Builder("legacy")
+    n = -1
+    try:
+        for n, (_offset, _end, entry) in enumerate(LineReader(Path(path))):
+            if n == 0 and not (isinstance(entry, dict) and is_rollout(entry)):
+                return None
+            if isinstance(entry, dict):
+                _feed(builder, 0, 0, entry, meta_only=True)
+                payload = entry.get("payload") if "payload" in entry else entry
+                if not builder.meta["cwd"] and isinstance(payload, dict) and payload.get("role") == "user":
+                    found = _CWD_TAG.search(_texts(payload.get("content")))
+                    builder.meta["cwd"] = found.group(1).strip() if found else ""
+            if builder.meta["cwd"] or n >= max_lines:
+                break
+    except Exception:  # unreadable: not a rollout memdown can import
+        return None
+    if n < 0:  # no line at all
+        return None
+    meta = builder.meta
+    return Head(meta["session"] or _stem_id(Path(path)), meta["cwd"], meta["timestamp"], bool(meta["subagent"]))

@@ -24,6 +24,7 @@ from .. import paths
 from ..errors import InputFileError
 from ..store.automemory import project_key
 from ..transcript.layout import Sniff, is_agent_file, sniff
+from .import_codex import codex_folders, codex_sniff
 
 SUBAGENT_LOG = "subagent log, not a session (its work is in the session that started it)"
 
@@ -103,6 +104,8 @@ def _judge(path: Path, places: Sequence[Path] | None) -> tuple[Sniff, str]:
     """(what the head says, why it is skipped or '')."""
     head = sniff(path)
     if head.problem:
+        head = codex_sniff(path) or head  # a Codex CLI rollout (services/import_codex.py)
+    if head.problem:
         return head, head.problem
     if places is not None and head.cwd and not started_in(head.cwd, places):
         return head, f"another project (cwd {_one_line(head.cwd)})"
@@ -123,7 +126,7 @@ def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> S
     candidates: dict[Path, Sequence[Path] | None] = {}
     if not targets:
         places = project_places(cwd, root)
-        result.looked_in = history_dirs(cwd, root, existing=False)
+        result.looked_in = history_dirs(cwd, root, existing=False) + codex_folders()
         for folder in result.looked_in:
             if folder.is_dir():
                 _collect(folder, candidates, result, places)
@@ -133,7 +136,7 @@ def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> S
             result.looked_in.append(target)
             _collect(target, candidates, result, None)
         elif target.is_file():
-            problem = sniff(target).problem
+            problem = sniff(target).problem and (codex_sniff(target) or sniff(target)).problem
             if problem:
                 raise InputFileError(f"{target} is not a Claude Code transcript: {problem}")
             candidates.setdefault(target, None)

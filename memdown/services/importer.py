@@ -80,7 +80,9 @@ class ImportReport:
 
 
 def session_of(path: Path) -> str:
-    return session_id_of(path)
+    from .import_codex import codex_session_id
+
+    return codex_session_id(path) or session_id_of(path)
 
 
 def _written_ago(path: Path, now: float) -> float | None:
