@@ -138,7 +138,8 @@ def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> S
         elif target.is_file():
             problem = sniff(target).problem and (codex_sniff(target) or sniff(target)).problem
             if problem:
-                raise InputFileError(f"{target} is not a Claude Code transcript: {problem}")
+                said = problem if problem.startswith("not a Claude Code") else f"not a Claude Code transcript: {problem}"
+                raise InputFileError(f"{target} is {said}")
             candidates.setdefault(target, None)
         else:
             raise InputFileError(f"{target} does not exist")
