@@ -123,8 +123,16 @@ def test_nothing_found_says_where_it_looked(isolate_paths, memory_root):
     assert f"{expected} (no such folder)" in proc.stdout, proc.stdout
 
 
+def _now_stamps(path: Path) -> None:
+    """Entries written just now, as a running session writes them."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    path.write_text("".join(json.dumps({**json.loads(line), "timestamp": stamp}) + "\n"
+                            for line in path.read_text().splitlines()))
+
+
 def test_a_live_transcript_is_imported_up_to_its_last_turn_and_the_report_says_so(isolate_paths, memory_root):
     b, path = _write(_history(isolate_paths), cwd=isolate_paths, prompts=3, old=False)
+    _now_stamps(path)
     report = _import(memory_root)
     assert report.entries == 2 and len(report.held_back) == 1, report
     assert report.held_back[0]["turns"] == 1 and "possibly live" in report.held_back[0]["reason"]
@@ -167,3 +175,11 @@ def test_started_in_compares_whole_path_components():
     assert started_in("/home/a/my-app", places) and started_in("/home/a/my-app/src", places)
     assert not started_in("/home/a/my_app", places) and not started_in("/home/a/my-app-2", places)
     assert started_in("C:\\Users\\a\\App\\src", [Path("c:\\users\\a\\app")])
+
+
+def test_history_copied_just_now_is_not_live(isolate_paths, memory_root):
+    """cp without -p gives old sessions a new mtime: their last entries are old, so nothing is held back."""
+    b, path = _write(_history(isolate_paths), cwd=isolate_paths, prompts=3, old=False)
+    report = _import(memory_root)
+    assert (report.entries, report.held_back) == (3, []), report
+    assert _turns(memory_root) == sorted(b.turn_uuids)

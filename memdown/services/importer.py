@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from .. import fsutil
 from .. import paths
 from ..config import Config
 from ..errors import LockTimeoutError, MemdownError
-from ..transcript.layout import session_id_of
+from ..transcript.layout import last_timestamp, session_id_of
 from .import_sources import Survey, find_transcripts, history_dirs, project_key, survey
 
 __all__ = ["ImportReport", "Survey", "find_transcripts", "history_dirs", "import_transcripts", "project_key",
@@ -86,12 +87,22 @@ def session_of(path: Path) -> str:
 
 
 def _written_ago(path: Path, now: float) -> float | None:
-    """Seconds since ``path`` was last written when that may be a running session's, else None."""
+    """Seconds since ``path`` was last written when that may be a running session's, else None.
+
+    A file written in the last ``LIVE_SECONDS`` whose last entry is older than that was copied or
+    touched, not written by a session: its last turn is finished."""
     try:
         age = now - path.stat().st_mtime
     except OSError:
         return None
-    return age if age < LIVE_SECONDS else None
+    if age >= LIVE_SECONDS:
+        return None
+    said = last_timestamp(path)
+    try:
+        last = datetime.fromisoformat(said.replace("Z", "+00:00")).timestamp() if said else None
+    except ValueError:
+        last = None
+    return None if last is not None and now - last >= LIVE_SECONDS else age
 
 
 def import_settings(config: Config, use_claude: bool) -> Config:

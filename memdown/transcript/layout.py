@@ -16,6 +16,7 @@ one this project's memory recorded that also reads as a transcript.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
 import re
 import stat
@@ -172,6 +173,25 @@ def _note(found: Sniff, entry: dict, kind: object) -> Sniff:
     if found.session_id and not found.cwd and isinstance(cwd, str) and cwd:
         found = found._replace(cwd=cwd)
     return found
+
+
+def last_timestamp(path: Path, window: int = 256 << 10) -> str:
+    """The ``timestamp`` of the last entry that has one within the file's last ``window`` bytes ('' if none;
+    a gzip file is not read: its end needs the whole stream)."""
+    try:
+        with open_stream(Path(path)) as stream:
+            if isinstance(stream, gzip.GzipFile):
+                return ""
+            size = stream.seek(0, os.SEEK_END)
+            stream.seek(max(0, size - window))
+            lines = stream.read(window).splitlines()
+    except (MemdownError, OSError):
+        return ""
+    for raw in reversed(lines[1:] if len(lines) > 1 else lines):
+        entry = decode_line(raw)
+        if entry is not None and isinstance(entry.get("timestamp"), str):
+            return entry["timestamp"]
+    return ""
 
 
 def looks_like_transcript(path: Path) -> bool:
