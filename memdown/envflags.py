@@ -14,12 +14,13 @@ SUMMARIZER_ENV = "MEMDOWN_SUMMARIZER"  # set in memdown's own `claude -p` summar
 
 # Set by coding agents in the environment of the commands they run (and of hooks). Checked in the real
 # clients we have: Claude Code 2.1.328 sets CLAUDECODE=1 and AI_AGENT=claude-code_<version>_agent in its Bash
-# tool (AI_AGENT=…_harness in hooks); the Codex 0.171 binary names CODEX_THREAD_ID, CODEX_SANDBOX*, CODEX_CI and
-# CODEX_SHELL. The others come from the clients' documentation and pull requests (docs/trust.md lists them).
+# tool (AI_AGENT=…_harness in hooks); Codex 0.171's shell tool sets CODEX_THREAD_ID, CODEX_SESSION_ID,
+# CODEX_TOOL_CALL_ID and CODEX_CI (its binary also names CODEX_SANDBOX* and CODEX_SHELL). The others come from the clients' documentation and pull requests (docs/trust.md lists them).
 AGENT_ENV = (
     "CLAUDECODE", "CLAUDE_CODE", "CLAUDE_CODE_ENTRYPOINT",  # Claude Code
     "AI_AGENT",  # the cross-client convention
-    "CODEX_THREAD_ID", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_CI", "CODEX_SHELL",  # Codex CLI
+    "CODEX_THREAD_ID", "CODEX_SESSION_ID", "CODEX_TOOL_CALL_ID", "CODEX_CI",  # Codex CLI (0.171 shell tool)
+    "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_SHELL",  # Codex CLI (sandboxed, older)
     "GEMINI_CLI",  # Gemini CLI
     "CURSOR_AGENT", "CURSOR_TRACE_ID",  # Cursor's agent; Cursor's editor terminals (a person's too)
     "COPILOT_CLI", "COPILOT_AGENT", "COPILOT_AGENT_SESSION_ID", "GITHUB_COPILOT_CLI_MODE",  # GitHub Copilot
