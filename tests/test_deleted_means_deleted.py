@@ -21,15 +21,21 @@ def _ledger_text(root: Path) -> str:
     return "".join(p.read_text() for p in (root / "state" / "written").glob("*"))
 
 
-def test_a_revert_seconds_after_the_write_is_a_persons_deletion(tmp_path: Path) -> None:
+def _repo_with_a_committed_entry(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(project, memory root, day file): a git repository whose day file holds t0, committed."""
     project = tmp_path / "repo"
     project.mkdir()
     git(project, "init", "-q", "-b", "main")
     root = project / ".memdown"
-    init_layout(root)
+    init_layout(root)  # state/ (the ledger) is machine-local, never committed
     path = daily.append_entry(root, _entry("t0"))
     git(project, "add", "-A")
     git(project, "commit", "-qm", "t0")
+    return project, root, path
+
+
+def test_a_revert_seconds_after_the_write_is_a_persons_deletion(tmp_path: Path) -> None:
+    project, root, path = _repo_with_a_committed_entry(tmp_path)
     daily.append_entry(root, _entry("t1", "zebra-quartz-417"))
     git(project, "add", "-A")
     git(project, "commit", "-qm", "t1")
@@ -43,14 +49,7 @@ def test_a_revert_seconds_after_the_write_is_a_persons_deletion(tmp_path: Path) 
 
 
 def test_an_uncommitted_entry_git_dropped_still_comes_back(tmp_path: Path) -> None:
-    project = tmp_path / "repo"
-    project.mkdir()
-    git(project, "init", "-q", "-b", "main")
-    root = project / ".memdown"
-    init_layout(root)
-    path = daily.append_entry(root, _entry("t1"))
-    git(project, "add", "-A")
-    git(project, "commit", "-qm", "t1")
+    project, root, path = _repo_with_a_committed_entry(tmp_path)
     daily.append_entry(root, _entry("t2", "kept-by-healing"))
     git(project, "checkout", "--", ".")  # git drops the uncommitted t2: a race, not a decision
     assert daily.heal(root, path) == ["t2"]

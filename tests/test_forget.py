@@ -142,6 +142,9 @@ def test_a_deletion_by_hand_is_forgotten_everywhere_once_verify_runs(isolate_pat
     assert _traces(memory_root, memdown_home) == []
     assert daily.heal_all(memory_root) == [] and UNIQUE not in day.read_text()
     assert forgetting.load(memory_root).covers(b.session_id, entry.turn)
+    registry = (memory_root / "state" / "recorded-turns.tsv").read_text().splitlines()
+    (line,) = [ln for ln in registry if ln.startswith(entry.turn)]
+    assert line.split("\t")[1] == b.session_id and len(line.split("\t")) == 3  # still known (a fork), no prompt hash
 
 
 def test_forget_a_whole_session_drops_its_archive_and_a_day_its_entries(isolate_paths: Path, memory_root: Path,

@@ -34,6 +34,7 @@ from ..store.anchors import parse_anchor
 from ..store.entries import read_entries as read_id_entries
 from ..store.entry_edit import edit_file, replace_entry
 from ..store.forgetting import DayEntry
+from . import recorded_turns
 
 SIGNAL_LEVEL = 2  # signals.store.LEVEL (the learning layers sit above services' imports of store only)
 MIN_PHRASE = 16  # an entry's line at least this long is looked for in signals and queues
@@ -284,6 +285,7 @@ def _drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: s
                     line = json.dumps({**rec, "said": ""}, ensure_ascii=False) + "\n"
                 kept.append(line)
             atomic_write_text(queue, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
+    _unhash_registry(root, turns)
     state_path = paths.state_dir(root) / "mining.json"
     if state_path.exists():
         with file_lock(paths.lock_file(root, "mining"), timeout=30):
@@ -295,6 +297,20 @@ def _drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: s
                 if isinstance(entry, dict) and entry.get("session") in sessions:
                     entry["last"] = {"tools": 0, "said": ""}
             atomic_write_text(state_path, json.dumps(state, indent=1), mode=paths.PRIVATE_FILE_MODE)
+
+
+def _unhash_registry(root: Path, turns: set[str]) -> None:
+    """The recorded-turns registry keeps a forgotten turn's uuid and session (a fork's copy of it is still
+    known) but not the hash of its prompt, which is derived from the text."""
+    registry = recorded_turns.registry_file(root)
+    if not turns or not registry.exists():
+        return
+    with file_lock(file_lock_for(registry), timeout=30):
+        lines = fsutil.read_text(registry, errors="replace").splitlines(keepends=True)
+        kept = ["\t".join(line.rstrip("\n").split("\t")[:3]) + "\n" if line.split("\t", 1)[0] in turns else line
+                for line in lines]
+        if kept != lines:
+            atomic_write_text(registry, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
 
 
 def _drop_archives(plan: ForgetPlan) -> int:
