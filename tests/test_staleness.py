@@ -95,6 +95,13 @@ def test_search_says_fresh_changed_moved_gone_in_json_and_text(repo: Path, memor
     assert "stale: src/cache.py" not in text  # fresh hits say nothing
     expand = run_memdown("expand", hits["legacy"]["id"]).stdout
     assert "stale: src/legacy.py old deleted" in expand
+    listed = {item["session"]: item["freshness"]["state"] for item in json.loads(run_memdown("stale", "--json").stdout)}
+    assert listed == {"login": "changed", "legacy": "gone", "config": "moved"}  # the fresh one is not listed
+    assert "[changed]" in run_memdown("stale").stdout
+    from memdown.services.digest import build_digest
+
+    digest = str(build_digest(memory_root, max_chars=5000, max_entries=10)[0])
+    assert "[stale: src/auth.py login changed since]" in digest and "[stale: src/cache.py" not in digest
 
 
 def test_a_hand_written_entry_is_judged_from_git_since_its_date(repo: Path, memory_root: Path):

@@ -26,7 +26,7 @@ from .recorded import output_gate
 
 # Each name is a module in this package with a ``COMMANDS`` tuple.
 COMMAND_MODULES = ("layout", "indexing", "query", "settings", "model", "transcript", "hooks", "watch", "reflect",
-                   "importing", "mcp", "forgetting", "clients")
+                   "importing", "mcp", "forgetting", "clients", "stale")
 
 
 class MemdownGroup(click.Group):

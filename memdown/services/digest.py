@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import paths
 from ..fence import Gated, fence
-from ..store.dayread import read_entries
+from ..store.dayread import LoggedEntry, read_entries
 
 # The digest's part of Claude Code's 10,000-character additionalContext cap
 # (hooks.output.CLAUDE_CODE_CAP); learnings and memdown's own lines share the rest.
@@ -26,8 +26,18 @@ def digest_items(root: Path, *, max_entries: int) -> list[str]:
             if len(picked) >= max_entries:
                 return picked
             bullets = " ".join(line.strip() for line in entry.body.splitlines())
-            picked.append(f"{entry.day} {entry.time}: {bullets}")
+            picked.append(f"{entry.day} {entry.time}{_stale_mark(root, entry)}: {bullets}")
     return picked
+
+
+def _stale_mark(root: Path, entry: "LoggedEntry") -> str:
+    """" [stale: src/auth.py login changed since]" when an entry's fingerprinted code changed (files only, no git)."""
+    if entry.anchor is None or "~" not in entry.anchor.cites:
+        return ""
+    from ..store.citations import quick_check  # only days that carry citations pay for it
+
+    changed = quick_check(root.parent, entry.anchor.cites)
+    return f" [stale: {changed} since]" if changed else ""
 
 
 def build_digest(root: Path, *, max_chars: int, max_entries: int, where: str = "") -> tuple[Gated | str, int]:

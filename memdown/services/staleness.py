@@ -271,3 +271,22 @@ def newer_first(hits: list[Any]) -> list[Any]:
                 ordered.insert(ordered.index(later) + 1, hit)
                 break
     return ordered
+
+
+def stale_entries(root: Path, *, include_fresh: bool = False) -> list[dict[str, Any]]:
+    """Every day-file entry whose citations no longer hold (newest day first), for a person to update or
+    retire: ``{source, day, time, session, turn, freshness, text}``."""
+    from ..store.dayread import read_entries
+
+    judge = Judge(root, repository_of(root))
+    found = []
+    for path in paths.daily_files(root):
+        for entry in reversed(read_entries(path)):
+            anchor = entry.anchor
+            verdict = judge.judge(anchor.commit if anchor else "", anchor.cites if anchor else "", entry.body, entry.day)
+            if verdict["state"] in ("changed", "moved", "gone") or (include_fresh and verdict["cited"]):
+                found.append({"source": path.relative_to(root).as_posix(), "day": entry.day, "time": entry.time,
+                              "session": anchor.session if anchor else "", "turn": anchor.turn if anchor else "",
+                              "freshness": verdict, "text": entry.body})
+    judge.save()
+    return found

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_CITATIONS = 8
 MAX_SPAN_LINES = 400
@@ -171,6 +174,26 @@ def cited_lines(source: str, symbol: str) -> str | None:
     if span is None:
         return None
     return "\n".join(source.split("\n")[span[0]:span[1] + 1])
+
+
+def quick_check(repo: "Path", cites: str) -> str:
+    """What changed of an anchor's fingerprinted citations, from the files alone (no git: cheap enough for
+    SessionStart's digest): "" when all hold, else e.g. "src/auth.py login changed"."""
+    from .. import fsutil
+
+    changed = []
+    for cite in parse_cites(cites):
+        if not cite.fingerprint:
+            continue
+        try:
+            source = fsutil.read_text(repo / cite.path, errors="replace")
+        except (OSError, ValueError):
+            changed.append(f"{cite.path} gone or moved")
+            continue
+        lines = cited_lines(source, cite.symbol)
+        if lines is None or fingerprint(lines) != cite.fingerprint:
+            changed.append(f"{cite.path}{' ' + cite.symbol if cite.symbol else ''} changed")
+    return ", ".join(changed)
 
 
 def summary_line(freshness: dict[str, Any] | None) -> str:
