@@ -53,6 +53,7 @@ def _showing_mining(params: dict[str, Any]) -> bool:
 # Keyed by the command path without the program name ("reflect promote"). Others adding a command add it here.
 COMMANDS: dict[str, Rule] = {
     "search": Rule(READ), "expand": Rule(READ), "transcript": Rule(READ), "stats": Rule(READ),
+    "stale": Rule(READ),  # lists memories whose cited code changed (git reads only)
     "mcp": Rule(READ),  # serves search, expand, transcript and stats (read-only tools)
     "config get": Rule(READ), "config list": Rule(READ),
     "reflect list": Rule(READ), "reflect show": Rule(READ), "reflect stats": Rule(READ),
