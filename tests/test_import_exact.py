@@ -155,3 +155,12 @@ def test_a_resumed_sessions_file_is_imported_under_its_own_session(isolate_paths
     assert {e.anchor.session for e in _entries(memory_root)} == {resumed.session_id}
     stop = record_session(memory_root, path, resumed.session_id, config=load_config(memory_root))
     assert stop.written == 0 and len(_entries(memory_root)) == 2
+
+
+def test_a_cited_file_name_of_any_shape_keeps_the_anchor_whole():
+    from memdown.store.citations import Citation, parse_cites, render_cites
+
+    cites = [Citation("src/new\nline\tand, # ~ >.py", "run#x", "9c1e77a0ab12"), Citation("README.md")]
+    anchor = parse_anchor("x " + Anchor("s", "t", "p", "abc123", render_cites(cites)).render())
+    assert anchor is not None and parse_cites(anchor.cites) == cites
+    assert parse_cites("src/a%20b%2Cc.py#x~9c1e77a0") == [Citation("src/a b,c.py", "x", "9c1e77a0")]  # as written before

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from pathlib import Path
 
+from .anchors import anchor_escape, anchor_unescape
+
 MAX_CITATIONS = 8
 MAX_SPAN_LINES = 400
 
@@ -32,15 +34,17 @@ class Citation(NamedTuple):
     fingerprint: str = ""  # 12 hex of the cited lines when the entry was written ("" = not recorded)
 
 
-_ESCAPES = {"%": "%25", ",": "%2C", "#": "%23", "~": "%7E", " ": "%20", ">": "%3E"}
+_SEPARATORS = {",": "%2C", "#": "%23", "~": "%7E", ">": "%3E"}  # the cites value's own separators
 
 
 def _escape(value: str) -> str:
-    return "".join(_ESCAPES.get(ch, ch) for ch in value)
+    """The anchor's escape (``%``, whitespace, control and invisible characters as ``%XX``) plus the
+    separators of a cites value, so any file name fits the anchor and reads back exactly."""
+    return "".join(_SEPARATORS.get(ch, ch) for ch in anchor_escape(value))
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"%(25|2C|23|7E|20|3E)", lambda m: bytes.fromhex(m.group(1)).decode(), value)
+    return anchor_unescape(value)
 
 
 def render_cites(citations: list[Citation]) -> str:
