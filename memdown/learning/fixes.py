@@ -30,7 +30,9 @@ def _input_summary(tool_name: str, tool_input: dict) -> str:
     if not isinstance(tool_input, dict):
         return tool_name
     if isinstance(tool_input.get("command"), str):
-        return f"{tool_name} `{one_line(tool_input['command'], 200)}`"
+        from ..redact.commands import redact_command  # values that are not a safe shape: never recorded
+
+        return f"{tool_name} `{one_line(redact_command(tool_input['command']), 200)}`"
     for key in ("file_path", "notebook_path", "path", "pattern", "url", "query"):
         if isinstance(tool_input.get(key), str) and tool_input[key].strip():
             return f"{tool_name} {one_line(tool_input[key], 200)}"
@@ -83,6 +85,10 @@ def record_failure(root: Path, config: Config, *, session_id: str, tool_name: st
     head = ""
     if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str) and tool_input["command"].split():
         head = tool_input["command"].split()[0]
+    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
+        from ..redact.commands import redact_echoes  # a failure that echoes the command echoes its values too
+
+        error = redact_echoes(error or "", tool_input["command"])
     sig = Signal("failure", _excerpt(error), 1, session=session_id, transcript=transcript,
                  pattern="hook.tool-failure", tags=[t for t in (tool_name, head) if t],
                  extra={"tool": tool_name, "input": summary})

@@ -144,6 +144,10 @@ def redact_structure(value: object, key: str | None = None) -> object:
     redacted, and the whole value of a key whose name says secret
     (``{"password": "…"}``, ``{"Authorization": "Basic …"}``) replaced."""
     if isinstance(value, str):
+        if key in ("command", "cmd"):  # a shell command: values kept only in a safe shape (redact.commands)
+            from .commands import redact_command
+
+            value = redact_command(value)
         strength = name_says_secret(key) if key else None
         if strength and (data_value(value, strength, True) or
                          any(data_value(part, strength, True) for part in value.split()[1:2])):

@@ -167,8 +167,11 @@ def _call_detail(call: ToolCall, cwd: str = "") -> str:
 
 
 def _command_text(command: str) -> str:
-    """A command on one line; a heredoc commit message is shown by its title line."""
-    command = _CD_PREFIX.sub("", command.strip())
+    """A command on one line; a heredoc commit message is shown by its title line; values that are not a
+    safe shape masked (``redact.commands``)."""
+    from ..redact.commands import redact_command
+
+    command = _CD_PREFIX.sub("", redact_command(command).strip())
     lines = command.splitlines() or [""]
     if len(lines) > 1 and re.search(r"<<-?\s*['\"]?EOF", lines[0]):
         title = next((ln.strip() for ln in lines[1:] if ln.strip()), "")

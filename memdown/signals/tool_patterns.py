@@ -160,7 +160,9 @@ def fix_text(steps) -> str:
     parts = []
     for call in steps[-4:]:
         if call.name == "Bash" and isinstance(call.input.get("command"), str):
-            parts.append(f"Bash `{one_line(call.input['command'], 200)}`")
+            from ..redact.commands import redact_command
+
+            parts.append(f"Bash `{one_line(redact_command(call.input['command']), 200)}`")
         else:
             parts.append(one_line(call.summary(), 200))
     return one_line(", then ".join(parts), 300)

@@ -142,6 +142,10 @@ def classify_user(entry: dict) -> tuple[str, str]:
         return NOISE, ""
     if text.startswith("<bash-input>"):
         command = _tag(text, "bash-input")
+        if command:
+            from ..redact.commands import redact_command  # `!` mode: recorded like a Bash tool input
+
+            command = redact_command(command)
         return (BASH, f"!{command}") if command else (NOISE, "")
     if placeholders:
         text = "\n".join([text, " ".join(placeholders)]) if text else " ".join(placeholders)

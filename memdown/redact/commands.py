@@ -1,0 +1,338 @@
+"""Recorded commands keep what is known to be safe (issue #27 item 1).
+
+A command memdown records (a Bash tool input, a ``!`` bash-mode line, the command a failure echoes)
+is read with the shell parser (``memdown.shellparse``, the guards' grammar), and each value in it is
+judged by its *shape*, not by a list of secret formats:
+
+- kept: the program, its subcommands and every flag name;
+- kept: a value whose every letter-and-digit run is *word-like*: a lowercase, UPPER or Capitalized
+  word, camelCase, a word with a trailing number (``python3``, ``v2``), a number, a short word with an
+  inner number group of two or more digits (``i18n``, ``sha256sum``, ``x86``), a short git SHA (7-12
+  hex) or a full one (40/64), a UUID; so paths, file names, refs (``origin/main``, ``HEAD~1``),
+  versions, URLs without credentials, globs, prose and most code stay as they were;
+- replaced by ``[REDACTED:arg]``: any other whitespace-separated piece of a value (``S3cr3t!``,
+  ``Tr0ub4dor&3``, ``xK9mQ2pLr7``, a 32-hex key), whatever flag or position it sits in;
+- replaced whole, even when word-like: the value of a flag whose name says secret (``--password``,
+  ``-storepass``, ``--client-secret``…, ``redact.names``), of a program's own password flag
+  (``mysql -p…``, ``sshpass -p``, ``sqlcmd -P``, ``unzip -P``, ``redis-cli -a``, ``ldapsearch -w``…),
+  the part after ``:`` of ``curl -u user:pw`` / ``smbclient -U user%pw``, ``htpasswd -b``'s password,
+  the credentials of a URL, and every value piped or here-string'ed into a command's stdin
+  (``echo … | sudo -S``, ``printf … | docker login --password-stdin``, ``cmd <<< …``).
+
+Variable references (``$PW``, ``${PW}``, ``$(cat f)``) are kept: they are not the secret. Only the
+top-level words are rewritten in place; a script inside ``bash -c '…'`` is judged as one value.
+"""
+from __future__ import annotations
+
+import re
+
+from .names import name_parts, name_says_secret
+
+MARK = "[REDACTED:arg]"
+_RUN = re.compile(r"[A-Za-z0-9]+")
+_WORDLIKE = re.compile(r"[a-z]+\d{0,4}|[A-Z]+\d{0,4}|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*)*\d{0,4}|\d+")
+_INNER_DIGITS = re.compile(r"([a-z]+)(\d+)([a-z]+)\d*")
+_HEX = re.compile(r"[0-9a-f]+")
+_NAME_SEPARATORS = re.compile(r"[/._\\-]+")
+_HEX_LITERAL = re.compile(r"0x[0-9a-fA-F]{1,16}")
+_GROUPS = re.compile(r"[A-Za-z]+|\d+")
+_CAMEL_PARTS = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PIECE = re.compile(r"[!-~]+")  # a piece: printable ASCII between spaces and other scripts' text
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+_VARIABLE = re.compile(r"\$(?:\w+|\{[^}]*\}|\([^)]*\))|\{\w*\}|%s")  # $PW, ${PW}, $(cmd); {0}, %s templates
+_URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)(@)")
+# Programs whose own flag (by letter) takes a password; glued (-pPW) or separate.
+PASSWORD_FLAGS = {"mysql": "p", "mysqldump": "p", "mysqladmin": "p", "mariadb": "p", "mariadb-dump": "p",
+                  "sshpass": "p", "sqlcmd": "P", "bcp": "P", "osql": "P", "isql": "P", "unzip": "P", "zip": "P",
+                  "7z": "p", "7za": "p", "rar": "p", "unrar": "p", "redis-cli": "a", "ldapsearch": "w",
+                  "ldapmodify": "w", "ldapadd": "w", "ldapdelete": "w", "ldappasswd": "ws", "mongo": "p",
+                  "mongosh": "p", "mongodump": "p", "mongorestore": "p", "mongoexport": "p", "mongoimport": "p",
+                  "openssl": "k", "vncpasswd": "", "smbpasswd": "", "pg_dump": "", "keytool": ""}
+GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump"})  # -p alone prompts
+USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user",), "smbclient": ("-U", "--user"),
+                   "rpcclient": ("-U",), "net": ("-U",), "svn": ("--password",)}
+# A password by its position after a subcommand: (program, subcommand) -> position (1 = the first word after it).
+POSITIONAL_SECRETS = {("htpasswd", "-b"): 3, ("rabbitmqctl", "add_user"): 2, ("rabbitmqctl", "change_password"): 2,
+                      ("net", "user"): 2, ("vault", "login"): 1, ("openssl", "passwd"): -1, ("redis-cli", "auth"): 1,
+                      ("redis-cli", "AUTH"): 1, ("smbpasswd", "-a"): 2, ("dscl", "-passwd"): 3}
+STDIN_READERS = frozenset({"chpasswd", "passwd", "sudo", "docker", "podman", "helm", "vault", "kinit", "gpg",
+                           "openssl", "cryptsetup", "htpasswd", "mysql", "psql", "sqlcmd", "ssh-add", "expect"})
+
+
+def word_like(run: str) -> bool:
+    """A letter-and-digit run a reader needs and a random secret rarely is: letters in a word's case
+    pattern (``XFrameOptionsMiddleware``, ``iOS``, ``PRs``; not ``kJhGfDsAqWeR``), at most three
+    letter/digit groups (``python3``, ``200p``, ``1Password``, ``sha256sum``, ``vca1a``; not ``Tr0ub4dor``)
+    unless lowercase and hex-like, a hex id up to 16 (``35a82d``), a full git SHA, a hex literal."""
+    if run.isdigit() or (run.isalpha() and _cased_like_words(run)):
+        return True
+    if _HEX.fullmatch(run) and (4 <= len(run) <= 16 or len(run) in (40, 64)) or _HEX_LITERAL.fullmatch(run):
+        return True
+    groups = _GROUPS.findall(run)
+    if not all(_cased_like_words(g) for g in groups if g.isalpha()):
+        return False
+    if len(groups) <= 3:
+        return len(groups) < 3 or groups[1].isdigit() or len(groups[1]) <= 2  # 0p20, 1x2; not 1ab2
+    return all(len(g) == 1 for g in groups if g.isalpha())  # 13T130736Z: a timestamp, not a key
+
+
+def _cased_like_words(letters: str) -> bool:
+    """Letters in a word's case pattern: any run under 12 letters; a longer one camelCase whose parts
+    average 2.5 letters or more (``getUserByIdAndName``; not ``kJhGfDsAqWeRtY``)."""
+    upper = sum(c.isupper() for c in letters)
+    if len(letters) < 12 or upper == 0 or upper == len(letters):
+        return True
+    return len(letters) >= 2.5 * len(_CAMEL_PARTS.findall(letters))
+
+
+def _path_like(piece: str) -> bool:
+    """``/Users/x/L1NSPGH98NA168139--app/y``, ``/var/folders/tn/0h15r9x96q96h4l0dc6vqk500000gp/T``: a path
+    (no scheme, no ``@``) whose segments do not look generated."""
+    return "/" in piece and "://" not in piece and "@" not in piece and not _mixed_like_generated(piece)
+
+
+def _safe_piece(piece: str) -> bool:
+    piece = _VARIABLE.sub("", _UUID.sub("", piece))
+    if _mixed_like_generated(piece):
+        return False
+    return all(word_like(run) for run in _RUN.findall(piece)) or _path_like(piece)
+
+
+def _mixed_like_generated(piece: str) -> bool:
+    """Upper, lower and digits with three or more class switches (a lower letter before an upper one,
+    a letter beside a digit) in at most four characters each: how generated passwords look
+    (``I6l+0HYQKnv``), not ``Base64Encoder``, ``HTTP2Server`` or ``Python3.11``."""
+    for part in _NAME_SEPARATORS.split(piece):  # judged between the separators of paths and names
+        chars = "".join(_RUN.findall(part))
+        if not (any(c.isupper() for c in chars) and any(c.islower() for c in chars) and any(c.isdigit() for c in chars)):
+            continue
+        digit_switches = sum(1 for a, b in zip(chars, chars[1:]) if a.isdigit() != b.isdigit())
+        switches = digit_switches + sum(1 for a, b in zip(chars, chars[1:]) if a.islower() and b.isupper())
+        if switches >= 3 and digit_switches >= 2 and 4 * switches >= len(chars):  # not EchoMimicV2
+            return True
+    return False
+
+
+def _pieces_masked(value: str) -> str:
+    """``value`` with each whitespace-separated piece that is not a safe shape replaced."""
+    if _safe_piece(value) and not ("=" in value and _secret_assignment(value)):
+        return value
+    return _PIECE.sub(lambda m: _piece_masked(m.group(0)), value)
+
+
+def _piece_masked(piece: str) -> str:
+    """One piece: ``NAME=value`` keeps its name (the value judged, or masked when the name says secret)."""
+    if _safe_piece(piece) and not ("=" in piece and _secret_assignment(piece)):
+        return piece
+    name, eq, value = piece.partition("=")
+    if eq and _NAME.fullmatch(name):
+        return f"{name}={_secret_value(value) if _names_secret(name.rsplit('.', 1)[-1]) else _piece_masked(value)}"
+    return MARK
+
+
+def _secret_assignment(piece: str) -> bool:
+    name, eq, value = piece.partition("=")
+    return bool(eq and value and _NAME.fullmatch(name) and _names_secret(name.rsplit(".", 1)[-1])
+                and _secret_value(value) != value)
+
+
+def _secret_value(value: str) -> str:
+    """A value in a secret's place: kept only when it names a variable (``$PW``) or is empty."""
+    return value if not value or _VARIABLE.fullmatch(value) else MARK
+
+
+def _names_secret(name: str) -> bool:
+    """A flag or variable name that names a secret by its last word (``--db-password``, ``-storepass``,
+    ``API_KEY``; not ``-PassThru``, ``--password-file``, ``StrictHostKeyChecking``)."""
+    parts = name_parts(name)
+    return bool(parts) and bool(name_says_secret(name)) and bool(name_says_secret(parts[-1]))
+
+
+def _flag_says_secret(flag: str) -> bool:
+    name = flag.lstrip("-")
+    return len(name) > 1 and (name in ("passin", "passout", "pass") or _names_secret(name))
+
+
+def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: one walk over a command's words
+    """Each word of one simple command as it may be recorded (flags and safe values kept)."""
+    from ..shellcmd import program, strip_wrappers
+
+    out = list(argv)
+    start = len(argv) - len(strip_wrappers(argv))
+    for k in range(start):  # assignments before the program: NAME=value
+        name, eq, value = argv[k].partition("=")
+        if eq and _names_secret(name):
+            out[k] = f"{name}={_secret_value(value)}"
+        elif eq:
+            out[k] = f"{name}={_pieces_masked(value)}"
+    if start >= len(argv):
+        return out
+    prog = program(argv[start])
+    letters = PASSWORD_FLAGS.get(prog, "")
+    user_pass = USER_PASS_FLAGS.get(prog, ())
+    secret_next = user_next = False
+    positional = 0
+    for k in range(start + 1, len(argv)):
+        word = argv[k]
+        if secret_next or user_next:
+            out[k] = _after_colon(word) if user_next else _secret_value(word)
+            secret_next = user_next = False
+            continue
+        if word.startswith("-") and len(word) > 1 and not word[1].isdigit():
+            flag, eq, value = word.partition("=")
+            if word.startswith("--") or not letters or len(flag) > 2 and flag.lstrip("-").isalpha() and _flag_says_secret(flag):
+                if eq:
+                    out[k] = f"{flag}={_secret_value(value) if _flag_says_secret(flag) else _after_colon(value) if flag in user_pass else _pieces_masked(value)}"
+                elif _flag_says_secret(flag) and not flag.endswith(("-stdin", "-file", "-fd")):
+                    secret_next = True
+                elif flag in user_pass:
+                    user_next = True
+                continue
+            letter = word[1]
+            if letter in letters:
+                if len(word) > 2:
+                    out[k] = word[:2] + _secret_value(word[2:])
+                elif prog not in GLUED_ONLY:
+                    secret_next = True
+            elif flag in user_pass:
+                if len(word) > 2:
+                    out[k] = word[:2] + _after_colon(word[2:])
+                else:
+                    user_next = True
+            continue
+        positional += 1
+        if fed_stdin and prog in ("echo", "printf"):
+            out[k] = _secret_value(word)
+        elif _secret_position(prog, argv[start + 1:], k - start - 1):
+            out[k] = _secret_value(word)
+        else:
+            out[k] = _pieces_masked(_URL_CREDENTIALS.sub(lambda m: m.group(1) + _secret_value(m.group(2)) + m.group(3), word))
+    return out
+
+
+def _secret_position(prog: str, args: list[str], index: int) -> bool:
+    """``args[index]`` sits where ``prog``'s usage puts a password (``htpasswd -b f user PW``)."""
+    for at, word in enumerate(args[:index]):
+        position = POSITIONAL_SECRETS.get((prog, word))
+        if position is None:
+            continue
+        plain = [k for k in range(at + 1, len(args)) if not args[k].startswith("-")]
+        if position == -1:
+            return bool(plain) and index == plain[-1]
+        return len(plain) >= position and index == plain[position - 1]
+    return False
+
+
+def _after_colon(value: str) -> str:
+    for sep in (":", "%"):
+        user, found, secret = value.partition(sep)
+        if found:
+            return f"{user}{sep}{_secret_value(secret)}"
+    return _pieces_masked(value)
+
+
+def _reads_secret_stdin(argv: list[str]) -> bool:
+    from ..shellcmd import program, strip_wrappers
+
+    words = strip_wrappers(argv) if argv and program(argv[0]) != "sudo" else argv
+    if not words:
+        return False
+    return program(words[0]) in STDIN_READERS and any(
+        w in ("-S", "--stdin", "--password-stdin", "-") or w.endswith("-stdin") or w.startswith("--passphrase-fd")
+        for w in words[1:]) or program(words[0]) == "chpasswd"
+
+
+def redact_command(command: str) -> str:
+    """``command`` with every value that is not a safe shape replaced (its text otherwise unchanged)."""
+    from ..shellparse import Word, tokens
+
+    try:
+        items = list(tokens(command))
+    except Exception:  # noqa: BLE001 - a command the lexer cannot read is left to the text redactor
+        return command
+    commands: list[list[Word]] = [[]]
+    here_strings: list[Word] = []
+    stdin_piped: list[bool] = []
+    redirect = ""
+    for item in items:
+        if isinstance(item, Word):
+            if redirect == "<<<":
+                here_strings.append(item)
+            elif not redirect:
+                commands[-1].append(item)
+            redirect = ""
+        elif item in ("<<<", ">", ">>", "<", "&>", "&>>", ">|", "<>", ">&", "<&"):
+            redirect = item
+        else:
+            redirect = ""
+            stdin_piped.append(item in ("|", "|&"))
+            commands.append([])
+    edits: list[tuple[int, int, str]] = []
+    for n, words in enumerate(commands):
+        if not words:
+            continue
+        argv = [w.value for w in words]
+        feeds = n < len(stdin_piped) and stdin_piped[n] and n + 1 < len(commands) and \
+            _reads_secret_stdin([w.value for w in commands[n + 1]])
+        for word, shown in zip(words, mask_argv(argv, feeds)):
+            if shown != word.value:
+                raw = command[word.start:word.end]
+                if "\\" in raw and _pieces_masked(raw) == raw and not _secret_place(word.value, shown):
+                    continue  # C:\\Users\\x: judged as typed, not with the backslashes read as escapes
+                edits.append((word.start, word.end, _in_place(raw, word, shown)))
+    edits += [(w.start, w.end, MARK) for w in here_strings if _secret_value(w.value) != w.value]
+    if not edits:
+        return command
+    out, pos = [], 0
+    for start, end, text in sorted(edits):
+        if start < pos:
+            continue
+        out += [command[pos:start], text]
+        pos = end
+    out.append(command[pos:])
+    return "".join(out)
+
+
+def _secret_place(value: str, shown: str) -> bool:
+    """The word was masked for where it sits (a password flag, stdin), not for its shape."""
+    return _pieces_masked(value) == value
+
+
+def _in_place(raw: str, word, shown: str) -> str:
+    """The word's text as typed (its quoting kept) with only the masked pieces replaced."""
+    before, after = _PIECE.findall(word.value), _PIECE.findall(shown)
+    if len(before) == len(after):
+        out = raw
+        for old, new in zip(before, after):
+            if old == new:
+                continue
+            if old not in out:
+                return _requote(word, shown)
+            out = out.replace(old, new)
+        return out
+    return _requote(word, shown)
+
+
+def _requote(word, shown: str) -> str:
+    if not (word.quoted and any(c.isspace() for c in shown)):
+        return shown
+    return f'"{shown}"' if '"' not in shown and "$" not in shown and "`" not in shown else f"'{shown}'"
+
+
+def masked_values(command: str) -> list[str]:
+    """The raw values that :func:`redact_command` replaces (to scrub where a failure echoes them)."""
+    shown = redact_command(command)
+    if shown == command:
+        return []
+    gone = [piece for piece in re.split(r"\s+", command) if piece and piece not in shown]
+    return sorted({p.strip("'\"") for p in gone if len(p.strip("'\"")) >= 4}, key=len, reverse=True)
+
+
+def redact_echoes(text: str, command: str) -> str:
+    """``text`` (a failure's output, a summary) with the command's masked values replaced where it echoes them."""
+    for value in masked_values(command) if command and text else ():
+        for piece in (value, value.rsplit("=", 1)[-1], value.rsplit(":", 1)[-1]):
+            if len(piece) >= 4 and piece in text:
+                text = text.replace(piece, MARK)
+    return text

@@ -1,0 +1,69 @@
+"""Recorded commands keep only values in a safe shape (#27 item 1, memdown/redact/commands.py)."""
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from memdown.redact import redact_structure
+from memdown.redact.commands import MARK, redact_command, redact_echoes
+
+
+def _secret(rng: random.Random) -> str:
+    """A password drawn at random on each run: mixed classes, as people and generators make them."""
+    body = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(rng.randint(8, 16)))
+    return body[:3] + rng.choice("!#%+,.:@^_~") + rng.choice(string.digits) + body[3:]
+
+
+# {pw} is where the password goes: programs nobody listed in a format table, positional and glued.
+SHAPES = [
+    "sqlcmd -S db.local -U sa -P '{pw}' -Q 'select 1'", "unzip -P '{pw}' backup.zip", "mysql -uroot -p'{pw}' app",
+    "mysqldump -u root --password='{pw}' app > dump.sql", "sshpass -p '{pw}' ssh deploy@host", "zip -P '{pw}' a.zip a",
+    "curl -u 'admin:{pw}' https://api.example.com/v1", "htpasswd -b .htpasswd admin '{pw}'",
+    "echo '{pw}' | sudo -S apt-get update", "printf '%s' '{pw}' | docker login -u me --password-stdin",
+    "redis-cli -a '{pw}' ping", "ldapsearch -x -D cn=admin -w '{pw}' -b dc=x", "7z x -p'{pw}' a.7z",
+    "keytool -list -storepass '{pw}'", "openssl enc -d -aes256 -k '{pw}' -in x", "psql 'postgresql://app:{pw}@db/app'",
+    "git clone 'https://bob:{pw}@git.example.com/x.git'", "smbclient //srv/share -U 'bob%{pw}'",
+    "mongosh --username admin -p '{pw}'", "some-tool --db-password '{pw}' run", "rabbitmqctl add_user admin '{pw}'",
+    "net user admin '{pw}' /add", "vault login '{pw}'", "cat <<< '{pw}'", "DB_PASS='{pw}' ./migrate.sh",
+    "docker run -e 'POSTGRES_PASSWORD={pw}' postgres", "mytool --secret='{pw}'", "wget --password='{pw}' https://x/f",
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_password_on_a_command_line_is_never_recorded(shape: str) -> None:
+    for seed in range(20):  # 20 draws per shape, the same each run (a failure is reproducible)
+        rng = random.Random(f"{shape}{seed}")
+        pw = _secret(rng)
+        shown = redact_command(shape.format(pw=pw))
+        assert pw not in shown and MARK in shown, shown
+
+
+KEPT = ["git commit -m 'Fix the login bug for user42 (#17)'", "git push origin +main", "git checkout 3f9a2b1c",
+        "ls -la src/app.py && cd /tmp", "pip install requests==2.31.0", "sed -i s/foo/bar/g file.txt",
+        "python -c 'import os; print(os.getcwd())'", "grep -rn 'def foo(' src/", "npm run build -- --port 3000",
+        "git log --format='%H %s' -n 5", "ssh -i ~/.ssh/id_ed25519 deploy@host.example.com", "mysql -u root -p app",
+        "docker run -p 8080:80 -v $PWD:/app node:20", "kubectl get pods -n kube-system -o wide",
+        "curl -sSfL https://example.com/install.sh | sh", "export PATH=$HOME/.local/bin:$PATH",
+        "git diff HEAD~1 -- i18n/en.json", "sha256sum dist/app-1.2.3.tar.gz", "mysql -u root -p\"$DB_PASS\" app",
+        "echo $TOKEN | docker login --password-stdin", "cat 550e8400-e29b-41d4-a716-446655440000.json"]
+
+
+@pytest.mark.parametrize("command", KEPT)
+def test_safe_shapes_are_kept_as_typed(command: str) -> None:
+    assert redact_command(command) == command
+
+
+def test_every_writer_of_a_command_masks_it_and_a_failure_echo_too() -> None:
+    pw = "Zq8!vR2#kLm9"
+    command = f"sqlcmd -S db -U sa -P '{pw}' -Q 'select 1'"
+    assert pw not in str(redact_structure({"tool_input": {"command": command}}))
+    assert pw not in redact_echoes(f"Login failed for sa using {pw}: {command}", command)
+    from memdown.learning.fixes import _input_summary
+    from memdown.services.summarize import _command_text
+    from memdown.transcript.content import classify_user
+
+    assert pw not in _input_summary("Bash", {"command": command}) and pw not in _command_text(command)
+    kind, text = classify_user({"type": "user", "message": {"role": "user", "content": f"<bash-input>{command}</bash-input>"}})
+    assert text.startswith("!sqlcmd") and pw not in text
