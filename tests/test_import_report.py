@@ -113,6 +113,7 @@ def test_every_file_looked_at_is_counted_with_its_reason(isolate_paths, memory_r
     assert (report["files"], report["imported"], report["skipped_sessions"]) == (7, 1, 6), report
     again = run_memdown("import", "--no-index", env=ENV)
     assert "Looked at 7 file(s): 0 session(s) imported, 1 already imported, 6 skipped." in again.stdout
+    assert "Nothing new: every session read was imported before" in again.stdout
     assert f"skipped 1 file(s): {SUBAGENT_LOG}" in again.stdout and "skipped 1 file(s): empty" in again.stdout
 
 

@@ -84,9 +84,12 @@ def _nothing_found(found, as_json: bool) -> None:
 def _summary(report) -> None:
     click.echo(f"Looked at {report.files} file(s): {report.imported} session(s) imported, "
                f"{report.already_imported} already imported, {report.skipped_sessions} skipped.")
-    click.echo(f"Imported {report.sessions} session(s): {report.entries} entr(ies) from {report.turns} new turn(s), "
-               f"{report.signals} signal(s); {report.skipped} turn(s) already recorded or not memories; "
-               f"{report.seconds:.1f} s.")
+    if report.imported:
+        click.echo(f"Imported {report.imported} session(s): {report.entries} entr(ies) from {report.turns} new "
+                   f"turn(s), {report.signals} signal(s); {report.skipped} turn(s) already recorded or not "
+                   f"memories; {report.seconds:.1f} s.")
+    else:
+        click.echo(f"Nothing new: every session read was imported before; {report.seconds:.1f} s.")
     _reasons(report)
     if report.signals:
         click.echo("Review what the signals propose with `memdown reflect list`.")
