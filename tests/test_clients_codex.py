@@ -220,3 +220,21 @@ def test_import_of_every_real_codex_log_brings_in_every_session_with_a_typed_pro
     again = import_transcripts(memory_root, survey([shared_agents / "codex"], cwd=memory_root.parent,
                                                    root=memory_root), config=load_config(memory_root), index=False)
     assert (again.already_imported, again.turns, again.entries) == (len(expected), 0, 0)
+
+
+def test_the_transcript_command_reads_a_codex_rollout_by_its_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    home = tmp_path / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    path = rollout_0171(home)
+    run = subprocess.run([sys.executable, "-m", "memdown", "transcript", str(path), "--turn", "last"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "run the tests" in run.stdout and "pytest -q" in run.stdout
+    outside = tmp_path / "elsewhere" / path.name
+    outside.parent.mkdir()
+    outside.write_text(path.read_text())
+    refused = subprocess.run([sys.executable, "-m", "memdown", "transcript", str(outside)], capture_output=True, text=True)
+    assert refused.returncode != 0 and "outside" in refused.stderr

@@ -229,8 +229,8 @@ def resolve_portable(text: str) -> Path:
 def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
     """``path`` when memdown may read it as a transcript; NotATranscriptError (one line) otherwise.
 
-    Allowed: a regular ``.jsonl``/``.jsonl.gz`` file under ``claude_home()/projects`` or the
-    archive, or one of ``recorded`` (transcript paths in this project's memory anchors) whose
+    Allowed: a regular ``.jsonl``/``.jsonl.gz`` file under ``claude_home()/projects``, the
+    archive or Codex's ``sessions``/``archived_sessions`` (``codex_home()``), or one of ``recorded`` (transcript paths in this project's memory anchors) whose
     content reads as a Claude Code transcript. Symlinks and ``..`` are resolved first.
     """
     shown = portable_path(Path(path))
@@ -242,7 +242,9 @@ def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
         raise NotATranscriptError(f"{shown} cannot be read", hint=hint) from None
     if not stat.S_ISREG(mode) or not real.name.endswith(SUFFIXES):
         raise NotATranscriptError(f"{shown} is not a Claude Code transcript (.jsonl)", hint=hint)
-    if any(_under(real, root) for root in (paths.claude_home() / "projects", paths.transcript_archive_dir())):
+    codex = paths.codex_home()  # Codex CLI's rollouts (memdown.clients reads them)
+    if any(_under(real, root) for root in (paths.claude_home() / "projects", paths.transcript_archive_dir(),
+                                           codex / "sessions", codex / "archived_sessions")):
         return real
     for item in recorded:
         try:
