@@ -164,3 +164,19 @@ def test_a_cited_file_name_of_any_shape_keeps_the_anchor_whole():
     anchor = parse_anchor("x " + Anchor("s", "t", "p", "abc123", render_cites(cites)).render())
     assert anchor is not None and parse_cites(anchor.cites) == cites
     assert parse_cites("src/a%20b%2Cc.py#x~9c1e77a0") == [Citation("src/a b,c.py", "x", "9c1e77a0")]  # as written before
+
+
+def test_the_drill_down_opens_an_imported_file_by_its_anchor_or_its_session(isolate_paths, memory_root, tmp_path):
+    """What expand shows (the anchor's escaped path) and the session id both lead back to the turns,
+    also for a file imported from outside the client's projects folder."""
+    from memdown.services.drilldown import transcript_view
+
+    b = TranscriptBuilder(cwd=str(isolate_paths))
+    b.prompt("Document the backup rotation")
+    b.reply("Documented the 7-day rotation in docs/backup.md.")
+    path = _save(b, tmp_path / "exported" / "odd\tname 1.jsonl")
+    _import(memory_root, [path])
+    (entry,) = _entries(memory_root)
+    for ref in (entry.anchor.transcript, b.session_id, b.session_id[:8]):
+        shown = transcript_view(memory_root, ref)
+        assert "Document the backup rotation" in shown, ref

@@ -15,6 +15,12 @@ from ..errors import NotFoundError
 
 def recorded_transcripts(root: Path) -> Iterator[Path]:
     """Transcript paths named by this memory's anchors (read lazily, only when needed)."""
+    for _session, path in _recorded(root):
+        yield path
+
+
+def _recorded(root: Path) -> Iterator[tuple[str, Path]]:
+    """(session, transcript path) of every anchor in this memory's daily logs."""
     from ..store.anchors import ANCHOR_RE, anchor_unescape, parse_anchor
     from ..transcript.archive import resolve_portable
 
@@ -26,7 +32,31 @@ def recorded_transcripts(root: Path) -> Iterator[Path]:
         for match in ANCHOR_RE.finditer(text):
             anchor = parse_anchor(match.group(0))
             if anchor is not None and anchor.transcript:
-                yield resolve_portable(anchor_unescape(anchor.transcript))
+                yield anchor.session, resolve_portable(anchor_unescape(anchor.transcript))
+
+
+def _locate(root: Path, ref: str) -> Path:
+    """``find_transcript``, and what it cannot know: a path as an anchor (and so ``expand``) shows it,
+    escaped (``%20``, ``%0A``…), and a session this memory recorded from a file outside the client's
+    projects folder and the archive (``memdown import FILE``), found by its anchors."""
+    from ..store.anchors import anchor_unescape
+    from ..transcript.archive import find_transcript
+
+    try:
+        return find_transcript(ref)
+    except NotFoundError:
+        plain = anchor_unescape(ref.strip())
+        if plain != ref.strip():
+            try:
+                return find_transcript(plain)
+            except NotFoundError:
+                pass
+        wanted = ref.strip().lower()
+        if len(wanted) >= 8:
+            named = {path for session, path in _recorded(root) if session.lower().startswith(wanted)}
+            if len(named) == 1:
+                return named.pop()
+        raise
 
 
 def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: int = 0, *,
@@ -48,12 +78,11 @@ def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: 
 
 def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: bool) -> Any:
     from ..clients import parse_log
-    from ..transcript.archive import find_transcript
     from ..transcript.layout import require_transcript
     from ..transcript.parser import last_turn, locate_turn
     from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
 
-    parsed = parse_log(require_transcript(find_transcript(ref), recorded_transcripts(root)))
+    parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root)))
     if turn_ref is None:
         return list_turns_json(parsed) if as_json else format_turn_list(parsed)
     if turn_ref.strip().lower() == "last":
