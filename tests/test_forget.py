@@ -187,3 +187,21 @@ def test_an_agent_cannot_forget_without_a_person(isolate_paths: Path, memory_roo
     refused = run_memdown("forget", "--text", UNIQUE, "--yes", env={"CLAUDECODE": "1"}, input="")
     assert refused.returncode == 11 and refused.stderr.count("\n") == 1
     assert (memory_root / "memory" / "2026-11-20.md").read_text() == before
+
+
+def test_the_archive_loses_exactly_the_turns_lines(tmp_path: Path) -> None:
+    from memdown.transcript.archive import turn_starts, without_turns
+    from memdown.transcript.parser import parse_transcript
+
+    b = TranscriptBuilder()
+    for n in range(3):
+        b.prompt(f"step {n} please")
+        b.tool("Bash", {"command": f"echo {n}"}, f"out {n}")
+        b.reply(f"did step {n}")
+    path = b.write(tmp_path / "t.jsonl")
+    data = path.read_bytes()
+    kept = without_turns(data, frozenset({b.turn_uuids[1] + "@2"}.union({b.turn_uuids[1]})), turn_starts(path))
+    (tmp_path / "kept.jsonl").write_bytes(kept)
+    turns = parse_transcript(tmp_path / "kept.jsonl", include_subagents=False).turns
+    assert [t.prompt for t in turns] == ["step 0 please", "step 2 please"]
+    assert b"step 1" not in kept and b"out 1" not in kept and len(kept.splitlines()) == 2 * len(data.splitlines()) // 3

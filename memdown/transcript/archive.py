@@ -111,7 +111,13 @@ def turn_starts(path: Path) -> set[str]:
     """The uuids of the prompts that start the turns of the transcript ``path`` (plain or gzip)."""
     from .parser import parse_transcript
 
-    return {t.uuid for t in parse_transcript(Path(path), include_subagents=False).turns if t.uuid}
+    return {_line_uuid(t.uuid) for t in parse_transcript(Path(path), include_subagents=False).turns if t.uuid} - {""}
+
+
+def _line_uuid(turn_key: str) -> str:
+    """The uuid on a turn's prompt line: the parser keys a reused uuid's n-th turn ``<uuid>@<n>`` and a
+    prompt without one ``@<offset>`` (no line uuid to find)."""
+    return turn_key.split("@", 1)[0]
 
 
 def without_turns(data: bytes, drop: set[str] | frozenset[str], starts: set[str]) -> bytes:
@@ -151,7 +157,8 @@ def _copy_one(src: Path, dest: Path, drop: frozenset[str] = frozenset()) -> bool
     if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive)
         with contextlib.suppress(OSError, EOFError, gzip.BadGzipFile):
             data = gzip.decompress(data)
-    drop = frozenset(t for t in drop if t.encode() in data)  # a fork's copy holds its parent's turn uuids
+    # every forgotten turn whose uuid is here (a fork's copy holds its parent's turn uuids)
+    drop = frozenset(u for u in map(_line_uuid, drop) if u and u.encode() in data)
     if drop:
         data = without_turns(data, drop, turn_starts(src) | set(drop))
     data = redact_jsonl(data)
@@ -236,6 +243,7 @@ def drop_from_archive(path: Path, turns: frozenset[str]) -> bool:
         data = gzip.decompress(packed)
     except (OSError, EOFError, gzip.BadGzipFile):
         return False
+    turns = frozenset(_line_uuid(t) for t in turns) - {""}
     kept = without_turns(data, turns, turn_starts(path) | set(turns))
     if kept == data:
         return False
