@@ -30,7 +30,7 @@ def test_each_guard_kind_stops_its_ordinary_shapes_and_no_near_miss(kind: dict, 
     assert spec is not None, kind["rule"]
     install([{"id": "K1", "rule": kind["rule"], "root": str(root / ".memdown"), **spec}], home)
     missed = [a for a in kind["stop"] if not stopped(a, root)]
-    assert len(missed) <= 0.05 * len(kind["stop"]), missed
+    assert missed == []  # the goal is 95 %; every shape of the corpus is stopped today, so each one is held
     assert [a for a in kind["pass"] if stopped(a, root)] == []
 
 

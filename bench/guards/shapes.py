@@ -113,7 +113,7 @@ KINDS: list[dict] = [
               "cp -t db/migrations /tmp/m.py", "truncate -s0 db/migrations/0001_init.py",
               "cat > db/migrations/0002.py <<EOF\nx\nEOF", "printf 'x' > mig/0002.py"],
      "pass": ["Edit:db/models.py", "ls db/migrations/", "cat db/migrations/0001_init.py", "cp db/migrations/0001_init.py /tmp/",
-              "Edit:db/migrations_old/x.py", "python manage.py makemigrations", "grep -r x db/migrations > /tmp/found.txt"],
+              "Edit:db/migrations_old/x.py", "Edit:db/premigrations/x.py", "python manage.py makemigrations", "grep -r x db/migrations > /tmp/found.txt"],
      "evade": ["python -c \"open('db/migrations/x.py','w')\""]},
     {"kind": "path (.env)", "rule": "Do not write to `.env` files.",
      "stop": ["Write:.env", "Edit:config/.env", "echo 'A=1' >> .env", "cp .env.example .env", "tee .env < /dev/null",
