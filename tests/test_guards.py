@@ -337,3 +337,14 @@ def test_no_false_stop_on_the_real_transcripts_commands(shared_transcripts: Path
         if hits and truth is not None and not all(rule_applies(g, truth) for g in hits):
             false.append(command[:80])
     assert false == []
+
+
+@pytest.mark.parametrize("hidden", ["\u00ad", "\u200b", "\u2060", "\u034f"])
+def test_a_committed_signal_hiding_characters_in_its_command_promotes_a_guard_that_stops_it(memory_root, hidden):
+    """#25 item 3: a soft hyphen / zero-width space / word joiner / CGJ in the signal's command made promote
+    print the clean rule and "guard: deny" while `git push --force` passed."""
+    result = promote_quote(memory_root, f"never run `git pu{hidden}sh --for{hidden}ce`", target="global")
+    assert result.get("guard") == "deny" and "git push --force" in result.get("guard_checks", ""), result
+    active = shellguard.load(str(guards.guards_home()))
+    assert len(active) == 1 and hidden not in active[0]["rule"]
+    assert shellguard.check(active, "Bash", {"command": "git push --force origin main"}, "/p/.memdown") is not None

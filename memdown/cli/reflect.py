@@ -158,7 +158,8 @@ def promote_cmd(item_id: str, target: str | None, text: str | None, category: st
     if result.get("rule"):
         click.echo(f"rule: {result['rule']}")
     if result.get("guard"):
-        click.echo(f"guard: {result['guard']} when a tool call breaks this rule (memdown reflect guards)")
+        checks = f" ({result['guard_checks']})" if result.get("guard_checks") else ""
+        click.echo(f"guard: {result['guard']}{checks} when a tool call breaks this rule (memdown reflect guards)")
     if result.get("path") and result.get("changed", True):
         click.echo(f"wrote {result['path']}" + (f" (backup {result['backup']})" if result.get("backup") else ""))
     for path in result.get("removed_from", []):

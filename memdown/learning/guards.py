@@ -238,6 +238,15 @@ def add(root: Path | None, learning_id: str, token: str, rule: str) -> dict | No
     return guard
 
 
+def describe(guard: dict) -> str:
+    """What a guard checks, as promote prints it (compiled from the normalized rule text)."""
+    shown = [" ".join(rule.get("argv") or []) + (f" (in {rule['within']})" if rule.get("within") else "")
+             for rule in guard.get("forbid") or ()]
+    shown += [f"{rule.get('program')} outside {rule.get('via')}" for rule in guard.get("require") or ()]
+    shown += [f"writes to {path}" for path in guard.get("paths") or ()]
+    return "; ".join(s for s in shown if s)
+
+
 def remove(learning_id: str, token: str = "") -> int:
     """Drop the guards of this learning (all promotions of it when ``token`` is empty); how many went."""
     with file_lock(_lock(), timeout=30):

@@ -350,6 +350,7 @@ def finish_rule(root: Path, item, target: str, day: str) -> dict:
         guard = guards.add(None if target == "global" else root, item.id, token_of(item), item.text)
         if guard is not None:
             result["guard"] = guard["decision"]
+            result["guard_checks"] = guards.describe(guard)
     promoted_to = item.promoted_to + [f"{describe(root, t)} ({day})" for t in written if t not in item.targets]
     learnings.update(root, item.id, status="promoted", promoted_to=promoted_to, target=None)
     if item.sources:
