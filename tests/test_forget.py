@@ -153,14 +153,22 @@ def test_forget_a_whole_session_drops_its_archive_and_a_day_its_entries(isolate_
 
     home, memdown_home = Path(os.environ["HOME"]), Path(os.environ["MEMDOWN_HOME"])
     b, _transcript, mem = _recorded(memory_root, home, isolate_paths, fake_embedder)
+    (memory_root / "learnings.md").write_text(f"# Learnings\n\n## LRN-1 · x\n- sources: {_signal_id(memory_root)}\n")
     plan = plan_forget(mem, session=b.session_id[:8])
     assert len(plan.entries) == 3 and plan.sessions == {b.session_id}
+    assert plan.kept == ["learnings.md"]  # a person's approved decision is said, not changed
     assert all(UNIQUE not in line for line in describe(plan, memory_root))  # it names, never quotes
     report = forget(mem, plan)
     assert report.entries == 3 and report.archives == 1
     assert list((memdown_home / "transcripts").glob("*.jsonl.gz")) == []
     assert _traces(memory_root, memdown_home, needle="login flow") == []
     assert _traces(memory_root, memdown_home) == []
+
+
+def _signal_id(root: Path) -> str:
+    from memdown.signals import store
+
+    return store.load(root)[0].id
 
 
 def test_forget_refuses_what_it_cannot_name(isolate_paths: Path, memory_root: Path, fake_embedder) -> None:

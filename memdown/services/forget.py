@@ -17,7 +17,6 @@ A person who deletes an entry by hand gets the same once ``memdown verify`` runs
 """
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -26,7 +25,7 @@ from typing import Any
 
 from .. import fsutil, paths
 from ..errors import NotFoundError, UsageError
-from ..fsutil import atomic_write_text, file_lock, file_lock_for
+from ..fsutil import file_lock, file_lock_for
 from ..index.purge import forget_vectors, purge_history
 from ..index.textprep import FTS_OPTIONS
 from ..store import forgetting, written
@@ -34,7 +33,7 @@ from ..store.anchors import parse_anchor
 from ..store.entries import read_entries as read_id_entries
 from ..store.entry_edit import edit_file, replace_entry
 from ..store.forgetting import DayEntry
-from . import recorded_turns
+from .forget_state import drop_from_state
 
 SIGNAL_LEVEL = 2  # signals.store.LEVEL (the learning layers sit above services' imports of store only)
 MIN_PHRASE = 16  # an entry's line at least this long is looked for in signals and queues
@@ -48,6 +47,7 @@ class ForgetPlan:
     signals: list[tuple[Path, str]] = field(default_factory=list)  # (signal file, signal id)
     archives: list[Path] = field(default_factory=list)
     followers: set[str] = field(default_factory=set)  # the turns right after: their signals quote the turn
+    kept: list[str] = field(default_factory=list)  # reviewed files a person approved that cite or quote it
 
     @property
     def turns(self) -> dict[str, str]:
@@ -71,6 +71,7 @@ class ForgetPlan:
             "sessions": sorted(self.sessions),
             "signals": [sig for _path, sig in self.signals],
             "archives": [p.name for p in self.archives],
+            "kept": self.kept,
         }
 
 
@@ -136,7 +137,26 @@ def plan_forget(mem, *, ids: tuple[str, ...] = (), session: str = "", day: str =
     plan.archives = _archives_of(plan)
     plan.followers = _followers(plan, everything)
     plan.signals = _signals_to_drop(root, plan)
+    plan.kept = _decisions_citing(root, plan)
     return plan
+
+
+REVIEWED = ("learnings.md", "improvements.md", "reflexion.md")
+
+
+def _decisions_citing(root: Path, plan: ForgetPlan) -> list[str]:
+    """Reviewed files (a person's decisions) that cite a dropped signal or quote a forgotten line: said, not
+    changed (``memdown reflect undo ID`` takes a promotion back)."""
+    needles = {sig.split(":")[-1] for _path, sig in plan.signals} | {p.casefold() for p in plan.phrases()}
+    found = []
+    for name in REVIEWED:
+        try:
+            text = fsutil.read_text(root / name, errors="replace")
+        except OSError:
+            continue
+        if any(n and (n in text or n in text.casefold()) for n in needles):
+            found.append(name)
+    return found
 
 
 def _followers(plan: ForgetPlan, everything: list[DayEntry]) -> set[str]:
@@ -204,6 +224,8 @@ def describe(plan: ForgetPlan, root: Path) -> list[str]:
     whole = plan.sessions
     lines += [f"archived transcript {p.name}{' (whole)' if any(s in str(p) for s in whole) else ' (its turns)'}"
               for p in plan.archives]
+    lines += [f"kept: {name} cites or quotes it (a decision you approved; `memdown reflect undo ID` takes it back)"
+              for name in plan.kept]
     return lines
 
 
@@ -230,7 +252,7 @@ def forget(mem, plan: ForgetPlan) -> ForgetReport:
     for path, keys in by_file.items():
         report.entries += forgetting.remove_entries(root, path, keys, when)
     report.signals = _drop_signals(plan.signals)
-    _drop_from_state(root, set(plan.turns), plan.sessions | set(plan.turns.values()), plan.phrases(), plan.followers)
+    drop_from_state(root, set(plan.turns), plan.sessions | set(plan.turns.values()), plan.phrases(), plan.followers)
     report.archives = _drop_archives(plan)
     touched = [*by_file, *dict.fromkeys(path for path, _sig in plan.signals)]
     report.vectors, report.index_files = purge_index(mem, touched)
@@ -262,55 +284,6 @@ def _without_context(text: str, sig_id: str) -> str:
             lines[sig.start:sig.end] = [ln for ln in lines[sig.start:sig.end] if not ln.startswith(CONTEXT_PREFIXES)]
             break
     return "\n".join(lines)
-
-
-def _drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: set[str],
-                     followers: set[str]) -> None:
-    """The classifier's queue loses the forgotten turns' lines (and any quoting them); the mining state
-    forgets the last thing the assistant said in those sessions."""
-    queue = paths.state_dir(root) / "semantic-queue.jsonl"
-    folded = {p.casefold() for p in phrases}
-    if queue.exists():
-        with file_lock(file_lock_for(queue), timeout=30):
-            kept = []
-            for line in fsutil.read_text(queue, errors="replace").splitlines(keepends=True):
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    rec = {}
-                if rec.get("turn") in turns or rec.get("session") in sessions and not rec.get("turn") \
-                        or any(p in line.casefold() for p in folded):
-                    continue
-                if rec.get("turn") in followers:
-                    line = json.dumps({**rec, "said": ""}, ensure_ascii=False) + "\n"
-                kept.append(line)
-            atomic_write_text(queue, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
-    _unhash_registry(root, turns)
-    state_path = paths.state_dir(root) / "mining.json"
-    if state_path.exists():
-        with file_lock(paths.lock_file(root, "mining"), timeout=30):
-            try:
-                state = json.loads(fsutil.read_text(state_path))
-            except (OSError, ValueError):
-                return
-            for entry in (state.get("files") or {}).values():
-                if isinstance(entry, dict) and entry.get("session") in sessions:
-                    entry["last"] = {"tools": 0, "said": ""}
-            atomic_write_text(state_path, json.dumps(state, indent=1), mode=paths.PRIVATE_FILE_MODE)
-
-
-def _unhash_registry(root: Path, turns: set[str]) -> None:
-    """The recorded-turns registry keeps a forgotten turn's uuid and session (a fork's copy of it is still
-    known) but not the hash of its prompt, which is derived from the text."""
-    registry = recorded_turns.registry_file(root)
-    if not turns or not registry.exists():
-        return
-    with file_lock(file_lock_for(registry), timeout=30):
-        lines = fsutil.read_text(registry, errors="replace").splitlines(keepends=True)
-        kept = ["\t".join(line.rstrip("\n").split("\t")[:3]) + "\n" if line.split("\t", 1)[0] in turns else line
-                for line in lines]
-        if kept != lines:
-            atomic_write_text(registry, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
 
 
 def _drop_archives(plan: ForgetPlan) -> int:
@@ -373,7 +346,7 @@ def purge_deleted(mem) -> int:
         with file_lock(file_lock_for(path), timeout=30):
             written.rewrite(mem.root, path, forget=turns)
     _drop_signals(plan.signals)
-    _drop_from_state(mem.root, set(plan.turns), set(plan.turns.values()), set(), plan.followers)
+    drop_from_state(mem.root, set(plan.turns), set(plan.turns.values()), set(), plan.followers)
     _drop_archives(plan)
     purge_index(mem, [p for p in [*by_file, *dict.fromkeys(path for path, _sig in plan.signals)] if p.exists()])
     return len(plan.entries)
