@@ -124,6 +124,9 @@ def _print_report(report: Any) -> None:
         click.echo(f"missing (recorded, lost in a race): {line}")
     if report.deleted_turns:
         click.echo(f"deleted by a person (respected): {len(report.deleted_turns)} entr(ies)")
+    if report.purged:
+        click.echo(f"forgotten everywhere else now (archive, signals, index history, cached vectors): "
+                   f"{report.purged} entr(ies) a person deleted")
     if report.ok:
         click.echo("ok")
     else:
