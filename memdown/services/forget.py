@@ -310,6 +310,9 @@ def purge_index(mem, files: list[Path]) -> tuple[int, int]:
     text no longer in those files dropped. (vectors dropped, files re-indexed)"""
     if not files or not paths.index_dir(mem.root).joinpath("meta.json").exists():
         return 0, 0
+    from ..live.lifecycle import stop
+
+    stop(mem.root)  # the live daemon holds the old table versions open; the next search starts a fresh one
     mem.ensure_index(refresh=False)
     sources = [p.relative_to(mem.root).as_posix() for p in files]
     before = {r["embed_hash"] for s in sources for r in mem.table.rows_for_source(s, vectors=False)}
