@@ -15,8 +15,10 @@ import re
 from collections import Counter
 
 from .patterns import Rule, Span
+from .values import name_like
 
-_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~])[A-Za-z0-9][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
+# A token may start with "-", "_", "+" or "/" (base64, a url-safe Fernet key); flags and paths are words.
+_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~])[A-Za-z0-9_\-+/][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
 _HEX = re.compile(r"(?<![A-Za-z0-9_\-])(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})(?![A-Za-z0-9_\-])")
 _ID_PREFIX = re.compile(r"^(?:[a-z]{2,12}_|chatcmpl-|sha\d*-|md5-)")
 _DIGEST_BEFORE = re.compile(r"(?i:sha\d*|md5|blake2b?|base64|integrity|hash|digest|checksum)[\-:=,]\s*$")
@@ -31,6 +33,29 @@ _ID_KEY_BEFORE = re.compile(
 )
 _MARKER = re.compile(r"\[REDACTED:[^\]]*\]")
 MAX_BLOB = 300  # longer runs are data (images, archives), not credentials
+
+
+_SEPARATORS = re.compile(r"[-/_.+=]+")
+_HEXISH = re.compile(r"^(?:[0-9a-f]{6,}|[0-9A-F]{6,}|\d+)$")  # uuid parts, short SHAs, numbers
+
+
+def written_by_a_person(token: str) -> bool:
+    """Does the token read as something a person wrote: a path (``/var/folders/57/…/T``, every
+    ``a/b/c`` whose first two pieces are names), or pieces between separators that are mostly (by
+    characters) names (``values.name_like``: words with vowels, acronyms, digits only at a word's
+    end, no run of one- or two-letter camel humps), numbers or hex (uuids, SHAs)?
+
+    Counting letter runs as words let random keys pass (``Lkofd``, ``Ytat`` are "words"): a random
+    piece fails ``name_like`` on its digits inside words or its short humps, however many of its
+    letter runs look like words."""
+    pieces = [p for p in _SEPARATORS.split(token) if p]
+    if not pieces:
+        return False
+    if token.count("/") >= 2 and len(pieces) >= 3 and len(pieces[0]) >= 3 and \
+            all(name_like(p) for p in pieces[:2]):
+        return True  # a path, whatever random folder it holds (a macOS temp dir, a uuid)
+    safe = sum(len(p) for p in pieces if _HEXISH.match(p) or name_like(p))
+    return safe * 2 >= sum(len(p) for p in pieces)
 
 
 def shannon(s: str) -> float:
@@ -48,10 +73,10 @@ def random_looking(token: str) -> bool:
     lower = sum(c.islower() for c in core)
     if not (digits and upper and lower):
         return False
-    if sum(len(w) for w in _WORD.findall(core)) / n >= 0.35:
-        return False  # paths and names: memdown/models/all-MiniLM-L6-v2/NOTICE
+    if written_by_a_person(core):
+        return False  # paths and names: memdown/models/all-MiniLM-L6-v2/NOTICE, --no-verify-ssl-certificates
     # Random text of n characters from ~64 symbols has entropy close to log2(n).
-    return shannon(core) >= min(4.3, math.log2(n) - 0.6)
+    return shannon(core) >= min(4.0, math.log2(n) - 0.9)
 
 
 def _line_around(text: str, start: int, end: int) -> tuple[str, str]:
@@ -62,12 +87,18 @@ def _line_around(text: str, start: int, end: int) -> tuple[str, str]:
 
 def _token(m: re.Match[str], text: str) -> Span | None:
     token = m.group()
+    if token[0] == "/" and text[m.start() - 1:m.start()] == ":":
+        return None  # https://…: a URL, whose parts the URL rules judge
     if _ID_PREFIX.match(token) or not random_looking(token):
         return None
-    before, _after = _line_around(text, m.start(), m.end())
-    if _DIGEST_BEFORE.search(before[-30:]) or _ID_KEY_BEFORE.search(before[-40:]):
+    before, after = _line_around(text, m.start(), m.end())
+    if _DIGEST_BEFORE.search(before[-30:]) or _ID_KEY_BEFORE.search(before[-40:]) or _FILE_NAME_REST.match(after):
         return None
     return ("high_entropy", m.start(), m.end())
+
+
+# The rest of a word that makes the token a file name: layers-D85udCb7.js, O1CN01…_!!27680106.jpg
+_FILE_NAME_REST = re.compile(r"[^\s\"'`<>|]{0,40}?\.[a-z][a-z0-9]{0,4}(?![\w.])")
 
 
 def _hex(m: re.Match[str], text: str) -> Span | None:

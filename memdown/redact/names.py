@@ -78,24 +78,36 @@ def name_says_secret(name: str) -> str | None:
 
 # --- "password" in other words and other languages ---------------------------------
 
-# Each entry is a regex fragment; Latin-script ones are matched on word boundaries.
+# Each entry is a regex fragment: a stem with the endings its language inflects or glues on
+# (Russian "паролем", Finnish "salasanalla", Turkish "şifreyle", Hungarian "jelszóval"), so every
+# form is matched, not only the lemma (issue #27.3). Latin/Cyrillic/Greek ones are matched on word
+# boundaries; ``PASSWORD_COMPOUND_ENDS`` also at the end of a compound ("beheerderswachtwoord",
+# "WLAN-Passwort", "root-lösenordet").
 PASSWORD_WORDS = (
     # en
-    r"pass(?:word|wd|phrase|code)s?", r"pw", r"pwd", r"creds", r"credentials?",
-    # de, nl, sv/da/no, fi, is
-    r"passw(?:ort|örter)(?:es)?", r"kennw(?:ort|örter)", r"zugangsdaten", r"wachtwoord(?:en)?",
-    r"lösenord(?:et)?", r"adgangskode(?:n)?", r"passord(?:et)?", r"salasana", r"lykilorð",
-    # fr, es, pt, it, ro, ca
-    r"mot(?:s)? de passe", r"mdp", r"contraseñas?", r"clave", r"senhas?", r"palavra-passe",
-    r"parola d'ordine", r"parol[aă]", r"contrasenya",
-    # pl, cs/sk, hu, tr, hr/sr/sl, lt, lv, et
-    r"hasł[oa]", r"hesl[oa]", r"jelszó", r"şifre(?:si|niz)?", r"sifre(?:si)?", r"lozink[aei]", r"geslo",
-    r"slaptažodis", r"parole", r"parool",
-    # el, ru/uk/bg/sr, vi, id/ms, tl
-    r"κωδικός", r"συνθηματικό", r"парол[ьяеюи]", r"лозинка", r"mật khẩu", r"kata sandi", r"kata laluan",
+    r"pass(?:word|wd|phrase|code)(?:s|'s)?", r"pw", r"pwd", r"creds", r"credentials?",
+    # de, nl, sv/da/no, is
+    r"zugangsdaten", r"kodeord(?:et|ene)?", r"lykilorð\w{0,3}",
+    # fi, et
+    r"salas[õo]n\w{0,4}", r"parool\w{0,4}",
+    # fr, es, pt, it, ro, ca, lv, tr ("parola", "parolei", "parolayla", "paroli")
+    r"mot(?:s)? de passe", r"mdp", r"contraseñ[ao]s?", r"claves?", r"senhas?", r"palavras?-passe",
+    r"parola d'ordine", r"parol\w{0,5}", r"contrasenyes", r"contrasenya",
+    # pl, cs/sk, hu, tr, hr/sr/bs, sl, lt
+    r"ha[sś][lł]\w{0,3}", r"hesl\w{0,3}", r"jelsz[óoa]\w{0,5}", r"[şs]ifre\w{0,5}", r"[šs]ifr[aeuo]\w{0,3}",
+    r"lozink\w{0,3}", r"zapork\w{0,3}", r"gesl\w{0,3}", r"slaptažod\w{0,4}",
+    # el, ru/uk/be/bg, sr/mk (Cyrillic), uk "гасло"
+    r"κωδικ\w{0,3}", r"συνθηματικ\w{0,3}", r"парол\w{0,4}", r"лозинк\w{0,3}", r"гасл\w{0,3}",
+    # vi, id/ms, sw
+    r"mật khẩu", r"kata sandi\w{0,3}", r"kata laluan\w{0,3}", r"nenosiri", r"neno la siri",
 )
-# CJK and other scripts without spaces: no word boundaries.
+PASSWORD_COMPOUND_ENDS = (
+    r"passw(?:ort|örter)(?:e?s|n)?", r"kennw(?:ort|örter)(?:e?s|n)?", r"wachtwoord(?:en|s)?",
+    r"lösenord(?:et|en|s)?", r"adgangskode(?:n|r|rne)?", r"passord(?:et|ene)?", r"salasan\w{0,6}",
+)
+# CJK and other scripts without spaces: no word boundaries (glued particles: "পাসওয়ার্ডটি", "הסיסמה").
 PASSWORD_WORDS_NOSPACE = (
     r"密码", r"密碼", r"口令", r"パスワード", r"暗証番号", r"비밀번호", r"패스워드", r"암호",
-    r"كلمة (?:المرور|السر)", r"סיסמ[הא]", r"पासवर्ड", r"รหัสผ่าน",
+    r"كلمة (?:المرور|السر|مرور)", r"رمز (?:عبور|المرور)", r"گذرواژه", r"סיסמ[הא]", r"पासवर्ड",
+    r"পাসওয়ার্ড", r"รหัสผ่าน", r"பாஸ்வேர்ட்", r"கடவுச்சொல்",
 )

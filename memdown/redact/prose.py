@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
-from .names import PASSWORD_WORDS, PASSWORD_WORDS_NOSPACE
+from .names import PASSWORD_COMPOUND_ENDS, PASSWORD_WORDS, PASSWORD_WORDS_NOSPACE
 from .patterns import LazyPattern, Span
 from .values import code_like, is_placeholder
 
@@ -20,8 +21,11 @@ _CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00
 _TOKEN = LazyPattern(r"[^\s" + _CJK + r"\"'`«»„“”‘’]+")
 _SENTENCE_END = LazyPattern(r"[.!?](?:\s|$)|[。！？\n]")
 _NOT_DATA = LazyPattern(
-    r"^(?:[\w\-./]+\.[A-Za-z]{1,5}|v?\d+(?:[.\-]\d+)*|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[~/.].*|\w+://.*)$"
+    r"^(?:[\w\-./]+\.(?:[a-z][a-z0-9]{0,4}|[A-Z][A-Z0-9]{0,4})|v?\d+(?:[.\-]\d+)*|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+|[~/.].*|\w+://.*)$"
 )
+# A name before "=": lowercase words (user=, db.host=), or an environment name (DB_HOST=, PGUSER=);
+# digits only at its end, so a random value holding "=" (iup3x=z7c0, T530G=6bo) is not a pair.
+_KEY_VALUE = LazyPattern(r"(?:^|[&;?,])(?:[a-z_][a-z_.\-]{2,}|[A-Z][A-Z0-9]*_[A-Z_]*|[A-Z]{6,})[0-9]*=")
 _CALL = LazyPattern(r"^[A-Za-z_][\w.]*[(\[]|[()\[\]{}]")
 _TRAILING = ".,;:)]}>!?"
 WINDOW = 80
@@ -31,11 +35,18 @@ MAX_WORDS = 8
 @functools.cache
 def _keyword(ignore_case: bool = False) -> re.Pattern[str]:
     spaced = "|".join(PASSWORD_WORDS)
+    compound = "|".join(PASSWORD_COMPOUND_ENDS)
     nospace = "|".join(PASSWORD_WORDS_NOSPACE)
     # A one-character class in front lets the scan reject most positions at once.
-    first = "".join(sorted({w[0] for w in PASSWORD_WORDS + PASSWORD_WORDS_NOSPACE}))
-    return re.compile(r"(?=[" + re.escape(first) + r"])(?:(?<![\w\-])(?:" + spaced + r")(?![\w\-])|(?:" + nospace + "))",
-                      re.I if ignore_case else 0)
+    words = PASSWORD_WORDS + PASSWORD_COMPOUND_ENDS + PASSWORD_WORDS_NOSPACE
+    first = "".join(sorted({c for w in words for c in (w[1:w.index("]")] if w[0] == "[" else w[0])}))
+    return re.compile(r"(?=[" + re.escape(first) + r"])(?:(?<![\w\-])(?:" + spaced + r")(?![\w\-])|(?:" + compound
+                      + r")(?![\w\-])|(?:" + nospace + "))", re.I if ignore_case else 0)
+
+
+def _letters(word: str) -> bool:
+    """A word of letters and their marks (Bengali "টি", Hindi "है" carry combining vowel signs)."""
+    return bool(word) and all(unicodedata.category(c)[0] in "LM" for c in word)
 
 
 def _credential_token(tok: str) -> bool:
@@ -44,7 +55,8 @@ def _credential_token(tok: str) -> bool:
         return False
     has_alpha = any(c.isalpha() for c in tok)
     has_other = any(c.isdigit() or c in "!#$%&*+?@^~;|" for c in tok)  # hr_recruitment_x is a name
-    key_like = "=" in tok.rstrip("=") or tok.endswith("=") and not tok.endswith("==") or "/" in tok  # paths
+    # key=value (user=admin, DB_HOST=x) and paths; a random value may hold "=" (2moRVCSfj=QL)
+    key_like = tok.startswith("=") or bool(_KEY_VALUE.search(tok)) or "/" in tok  # "password=v": the pair rules
     return has_alpha and has_other and not key_like
 
 
@@ -70,15 +82,18 @@ def find_prose(text: str) -> list[Span]:
         for n, tok in enumerate(_TOKEN.finditer(window)):
             if n >= MAX_WORDS:
                 break
-            raw = tok.group().strip("*_~")  # markdown emphasis: **defined.**
+            lead = len(tok.group()) - len(tok.group().lstrip("*_~"))  # markdown emphasis: **defined.**
+            if n == 0 and tok.start() == 0 and tok.group()[lead:lead + 1] == ":":
+                lead += 1  # glued to the word: "hasło:…", "密码：…"
+            raw = tok.group()[lead:].rstrip("*_~")
             word = raw.rstrip(_TRAILING) if not raw.endswith(("!", "?")) or len(raw) < 7 \
                 else raw.rstrip(".,;:)]}>")
-            if word.rstrip("!?").isalpha() or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
+            if _letters(word.rstrip("!?")) or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
                 continue
             if word.startswith("[REDACTED"):
                 break
             if _credential_token(word):
-                start = m.end() + tok.start() + (len(tok.group()) - len(tok.group().lstrip("*_~")))
+                start = m.end() + tok.start() + lead
                 spans.append(("password", start, start + len(word)))
             break
     return spans
