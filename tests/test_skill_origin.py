@@ -142,3 +142,11 @@ def test_another_memdown_plugin_dir_on_the_clients_command_line(isolate_paths: P
     _write(other / "skills" / "memory-recall" / "SKILL.md")
     assert _hook_under_parent(["--plugin-dir", str(REPO)], isolate_paths) != {}
     assert _hook_under_parent(["--plugin-dir", str(other), "--plugin-dir", str(REPO)], isolate_paths) == {}
+
+
+def test_a_withheld_allow_is_logged_with_its_reason(plugin_hook, isolate_paths: Path) -> None:
+    (isolate_paths / ".memdown" / "logs").mkdir(parents=True)
+    _write(SHADOWS["project skill"](isolate_paths))
+    assert not _allowed()
+    log = (isolate_paths / ".memdown" / "logs" / "hooks.log").read_text()
+    assert "no allow for memdown:memory-recall" in log and ".claude has a skill or command in the memdown" in log

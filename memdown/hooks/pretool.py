@@ -38,9 +38,13 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     if client == "codex" and tool == "apply_patch":
         return _codex_patch(payload, tool_input, root)
     if tool == "Skill":
-        from .skillorigin import recall_is_ours
+        if tool_input.get("skill") != RECALL_SKILL:
+            return None
+        from .skillorigin import why_not_ours
 
-        if tool_input.get("skill") != RECALL_SKILL or not recall_is_ours(payload):  # by identity, not by name
+        reason = why_not_ours(payload)  # by identity, not by name
+        if reason:
+            _log(payload, f"no allow for {RECALL_SKILL}: {reason}")
             return None
         return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
     command = tool_input.get("command")

@@ -37,23 +37,31 @@ MAX_ANCESTORS = 8
 
 def recall_is_ours(payload: dict[str, Any]) -> bool:
     """True only when the recall skill the client will load is the plugin's own file."""
+    return not why_not_ours(payload)
+
+
+def why_not_ours(payload: dict[str, Any]) -> str:
+    """'' when the recall skill is the plugin's own; else why not (for the hooks log: never silent)."""
     root = plugin_root()
     if not root:
-        return False
+        return "the hook does not run from memdown's plugin folder"
     config = _config_dir()
     cli_dirs = client_arguments()
     if cli_dirs is None:
-        return False
+        return "the client's command line cannot be read"
     add_dirs, plugin_dirs, settings_args = cli_dirs
     if _other_memdown_plugin(root, config, plugin_dirs):
-        return False
+        return "another plugin named memdown is installed or passed with --plugin-dir"
     projects = _project_dirs(payload)
     folders = [os.path.join(d, ".claude") for p in projects for d in _upwards(p)]
     folders.append(config)
     folders += [os.path.join(m, ".claude") for m in MANAGED]
     extra = add_dirs + _settings_dirs(config, projects, settings_args)
     folders += [os.path.join(d, ".claude") for d in extra]
-    return not any(_shadowed(folder) for folder in dict.fromkeys(folders))
+    for folder in dict.fromkeys(folders):
+        if _shadowed(folder):
+            return f"{folder} has a skill or command in the memdown namespace that the client may load instead"
+    return ""
 
 
 def plugin_root() -> str:

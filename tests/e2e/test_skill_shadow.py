@@ -82,6 +82,7 @@ def test_a_shadowing_skill_gets_no_allow_and_runs_nothing(make_world, where: str
     skill_hooks = [h for h in run.hooks("PreToolUse") if h.matcher == "Skill"]
     assert skill_hooks and all(h.status == 0 for h in skill_hooks), run.debug_log[-2000:]
     assert model.results and RECALL_SKILL in model.results[0], model.results  # the client refused it
+    assert "no allow for memdown:memory-recall" in world.hooks_log(), world.hooks_log()  # never silent
 
 
 def test_the_plugins_own_skill_without_a_shadow_is_still_allowed(make_world) -> None:
