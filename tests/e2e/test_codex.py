@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from memdown.signals import store
 from memdown.signals.store import Signal
 
 from .codex_world import CodexWorld, find_codex
+from .conftest import jobs_pending, wait_until
 from .fake_responses import FakeResponsesAPI, Reply, Request
 
 pytestmark = pytest.mark.e2e
@@ -50,19 +50,8 @@ def make_codex_world(codex_cli: str, tmp_path: Path):
         api.__exit__(None, None, None)
 
 
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
-
-
 def recorded(world: CodexWorld, needle: str, timeout: float = 90) -> str:
-    return wait_for(lambda: needle in world.daily_text() and world.daily_text(), timeout,
+    return wait_until(lambda: needle in world.daily_text() and world.daily_text(), timeout,
                     f"{needle!r} in the daily log (hooks.log: {world.hooks_log()[-600:]})")
 
 
@@ -82,18 +71,13 @@ class Script:
         return self.plan(req, output)
 
 
-def jobs_pending(world: CodexWorld) -> list[Path]:
-    jobs = world.memory / "state" / "jobs"
-    return sorted(jobs.glob("*.json")) if jobs.is_dir() else []
-
-
 def first_session(world: CodexWorld) -> None:
     run = world.codex("What retry budget should the upload client use? Decide and record it.")
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
     recorded(world, "(codex)")
     # the capture worker goes on to mine and index: a search racing the index's first build fails
     # ("index is not open"), with any client, so the next session starts when it is done
-    wait_for(lambda: not jobs_pending(world), 120, "memdown's detached workers to finish their jobs")
+    wait_until(lambda: not jobs_pending(world), 120, "memdown's detached workers to finish their jobs")
 
 
 def decide(req: Request, output: str | None) -> Reply:
