@@ -4,6 +4,8 @@
 modules: hooks run on every prompt, and every millisecond shows. Likewise
 ``search``/``expand``/``stats`` go straight to a running daemon when one
 answers (see ``cli.fastpath``); everything else is the click application.
+Both write through ``controls.InertStream``: a control character in what a
+command prints (recorded text, a file name, an error) is shown escaped.
 A hook process ends with ``os._exit`` once its answer is flushed (``_leave``).
 """
 from __future__ import annotations
@@ -31,6 +33,10 @@ def main() -> None:
         from .services.worker import main as worker_main
 
         sys.exit(worker_main(argv[1:]))
+    from .controls import PROTOCOL_COMMANDS, install
+
+    if not (argv and argv[0] in PROTOCOL_COMMANDS):
+        install()  # every command's stdout and stderr, terminal or pipe: no control character passes raw
     import atexit
     import gc
 

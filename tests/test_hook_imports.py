@@ -34,12 +34,13 @@ _JSON = {"__future__", "_collections", "_functools", "_json", "_operator", "_sre
 _BASE = _START | _JSON | {"pathlib", "fnmatch", "ntpath", "urllib", "ipaddress", "warnings", "errno", "fcntl"}
 # The fence judges NFKC text: only a hook that fenced repository text loads it (UserPromptSubmit's hint names
 # the usual folder and a date-named file: nothing to judge).
-_FENCED = {"unicodedata"}
+_FENCED = {"unicodedata", "binascii"}  # binascii: a base64-looking run is decoded before it is judged
 _HASH_AND_TYPING = {"_blake2", "_hashlib", "hashlib", "typing", "_typing", "contextlib"}
 # The hook skeleton: entry, runner, where-is-the-root, the file layer (not its compare-and-swap editor), the hook log.
 _SKELETON = ["memdown", "memdown.entry", "memdown.envflags", "memdown.errors", "memdown.paths", "memdown.hooks",
              "memdown.hooks.runner", "memdown.hooks.where", "memdown.fsutil", "memdown.fsutil.durable",
-             "memdown.fsutil.safe", "memdown.fsutil.text", "memdown.services", "memdown.services.jobs"]
+             "memdown.fsutil.safe", "memdown.fsutil.text", "memdown.services", "memdown.services.jobs",
+             "memdown.controls", "memdown.lazyre"]
 _HOOK_CORE = _SKELETON + ["memdown.config", "memdown.committed_config"]
 # Capture hooks queue a job and start the worker: no config, no fence.
 _CAPTURE = {"stdlib": _BASE, "memdown": _SKELETON + [
@@ -49,7 +50,7 @@ _PRETOOL = ["memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "me
 
 ALLOWED: dict[str, dict[str, object]] = {
     "UserPromptSubmit": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session"]},
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.session"]},
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,
     "SessionEnd": _CAPTURE,
@@ -59,14 +60,14 @@ ALLOWED: dict[str, dict[str, object]] = {
         "importlib", "inspect", "linecache", "locale", "logging", "math", "opcode", "random", "secrets", "select",
         "selectors", "string", "struct", "subprocess", "textwrap", "threading", "token", "tokenize", "traceback",
         "weakref"}, "memdown": _HOOK_CORE + ["memdown.fsutil.edit",
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.*",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.*",
         "memdown.learning", "memdown.learning.*", "memdown.signals", "memdown.signals.*", "memdown.store",
         "memdown.store.anchors", "memdown.store.daily", "memdown.store.dayread", "memdown.store.entries", "memdown.store.entry_edit",
         "memdown.store.entry_format", "memdown.store.fastblocks", "memdown.store.gitstate", "memdown.store.markdown",
         "memdown.store.written"]},
     # The second session start: the review counts come from state/reflect-cache.json, no parser or pattern table.
     "SessionStart-warm": {"stdlib": _BASE | _FENCED, "memdown": _HOOK_CORE + [
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.session",
         "memdown.services.digest", "memdown.services.detached", "memdown.services.job_status",
         "memdown.services.spawn", "memdown.services.text_first", "memdown.learning", "memdown.learning.counts",
         "memdown.store", "memdown.store.anchors", "memdown.store.dayread", "memdown.store.fastblocks"]},
@@ -75,18 +76,18 @@ ALLOWED: dict[str, dict[str, object]] = {
         "binascii", "bisect", "copy", "dataclasses", "datetime", "dis", "gzip", "hmac", "importlib", "inspect",
         "linecache", "math", "opcode", "random", "secrets", "struct", "token", "tokenize", "weakref", "zlib"},
         "memdown": _HOOK_CORE + ["memdown.fsutil.edit",
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.lazyre", "memdown.optout", "memdown.services.session",
+        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.session",
         "memdown.learning", "memdown.learning.fixes", "memdown.redact", "memdown.redact.*", "memdown.signals",
         "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse",
         "memdown.signals.store", "memdown.signals.text", "memdown.signals.tool_patterns", "memdown.store",
         "memdown.store.anchors", "memdown.store.entries", "memdown.store.entry_edit", "memdown.store.entry_format",
-        "memdown.store.markdown", "memdown.transcript", "memdown.transcript.*"]},
+        "memdown.store.markdown", "memdown.transcript", "memdown.transcript.*", "memdown.fsutil.gz"]},
     # Before every tool call. No guard file: not even json. The recall skill's allow: json and the fence's
     # clean() of memdown's own words (no pattern compiled). A guard file and a command it lets pass: json and
     # shlex, still no pathlib (the project is looked up only when one of its guards matched).
     "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd",
                                                                                "memdown.shellparse"]},
-    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.lazyre",
+    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.controls", "memdown.lazyre",
                                                                           "memdown.hooks.skillorigin"]},
     "PreToolUse-Bash-guarded": {"stdlib": _START | _JSON | {"shlex", "io"},
                                 "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"]},

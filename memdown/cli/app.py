@@ -83,9 +83,11 @@ def _os_line(exc: OSError) -> str:
 
 
 def _fail(message: str, exit_code: int, kind: str, *, as_json: bool) -> None:
+    from ..controls import printable
     from ..fence import clean
 
-    click.echo(error_text(clean(message), exit_code, kind, as_json=as_json), err=True)  # may name a file
+    # It may name a file: its control characters shown escaped (the name as it is), then no invisible ones.
+    click.echo(error_text(clean(printable(message)), exit_code, kind, as_json=as_json), err=True)
     sys.exit(exit_code)
 
 

@@ -106,9 +106,10 @@ def _out(line: str) -> None:
 
 
 def _err(line: str) -> None:
+    from ..controls import printable
     from ..fence import clean
 
-    sys.stderr.write(clean(line) + "\n")  # a notice may name a file: no escapes or invisible characters
+    sys.stderr.write(clean(printable(line)) + "\n")  # a notice may name a file: controls shown escaped
 
 
 def run(argv: list[str]) -> int | None:

@@ -22,6 +22,8 @@ import threading
 import time
 from typing import IO, Any
 
+from ..controls import printable, raw_stream
+
 DELAY = 1.0  # seconds before anything is shown: work that ends sooner stays silent
 PLAIN_EVERY = 5.0  # seconds between plain progress lines
 
@@ -32,10 +34,10 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = _isatty(self.stream) if tty is None else tty
         self.plain = plain and not self.tty
-        self.label = label
+        self.label = printable(label)
         self.delay = delay
         self.every = every
-        self.stage, self.done, self.total = label, 0, 0
+        self.stage, self.done, self.total = self.label, 0, 0
         self._lock = threading.Lock()
         self._bar: Any = None
         self._task: Any = None
@@ -51,7 +53,7 @@ class Progress:
     # --- the callback -----------------------------------------------------------------------------------
     def __call__(self, stage: str, done: int, total: int) -> None:
         with self._lock:
-            self.stage, self.done, self.total = stage or self.label, done, total
+            self.stage, self.done, self.total = printable(stage or self.label), done, total
             if self._closed:
                 return
             if self._bar is None and self.tty and time.monotonic() - self._started >= self.delay:
@@ -66,7 +68,7 @@ class Progress:
         """One line of output that must not tear the bar (e.g. a warning while the bar runs)."""
         with self._lock:
             if self._bar is not None:
-                self._bar.console.print(line, markup=False, highlight=False)
+                self._bar.console.print(printable(line), markup=False, highlight=False)
             else:
                 self.stream.write(line + "\n")
                 self.stream.flush()
@@ -98,7 +100,7 @@ class Progress:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, SpinnerColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
 
-        console = Console(file=self.stream, force_terminal=True)
+        console = Console(file=raw_stream(self.stream), force_terminal=True)  # the bar's own escapes pass
         self._bar = Bar(SpinnerColumn(), "[progress.description]{task.description}", BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                         console=console, transient=True)

@@ -1,5 +1,9 @@
-"""Text that can always be written: lone UTF-16 surrogates repaired once, here."""
+"""Text that can always be written, and cannot drive a terminal: lone UTF-16 surrogates repaired and
+terminal controls removed (``controls.strip``) once, here: every text the file layer writes passes
+``encode_text``."""
 from __future__ import annotations
+
+from ..controls import strip as strip_controls
 
 
 def clean_text(text: str) -> str:
@@ -28,7 +32,9 @@ def clean_json(value: object) -> object:
 
 
 def encode_text(text: str) -> bytes:
-    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD instead of raising."""
+    """UTF-8 bytes of ``text`` without terminal controls (escape sequences, C0 but tab and newline, DEL,
+    C1; see ``controls``); lone surrogates become U+FFFD instead of raising."""
+    text = strip_controls(text)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

@@ -12,13 +12,13 @@ import unicodedata
 from functools import lru_cache
 
 from ..store.markdown import block_parser  # noqa: F401  (re-exported: signals and learning use it from here)
+from ..controls import SEQUENCES as _ANSI
 from ..store.markdown import one_line as _flat
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u00b4": "'", "`": "`", "\u201c": '"', "\u201d": '"',
                          "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "\u2014": " - ", "\u2013": " - ",
                          "\u00a0": " ", "\u202a": "", "\u202c": ""})
 _WS = re.compile(r"[ \t\r\f\v]+")
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W_][\w'.+@/-]*[^\W_]|[^\W_]", re.UNICODE)
 MAX_CHARS = 20_000  # similarity looks at the start of very long texts only

@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .. import fsutil, paths
+from ..controls import strip as strip_controls
 from ..fence import defang
 from ..fsutil import Append, edit_locked, file_lock, file_lock_for
 from . import written
@@ -68,7 +69,7 @@ def clean_bullet(text: str) -> str:
     """One bullet line: single-line, no HTML comments that could fake an anchor, and no raw
     chat/system tag (``<system-reminder>`` quoted by the assistant is stored as ``‹system-reminder›``),
     so a log read or injected later holds nothing that poses as client structure."""
-    flat = defang(" ".join(text.split()))
+    flat = defang(" ".join(strip_controls(text).split()))
     flat = flat.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
     if flat.startswith(("- ", "* ")):
         flat = flat[2:]
