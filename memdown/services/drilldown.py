@@ -59,6 +59,14 @@ def _locate(root: Path, ref: str) -> Path:
         raise
 
 
+def _repository(root: Path) -> list[Path]:
+    """The project's folder (the one holding ``.memdown``; the memory folder itself for another root): no
+    transcript inside it is read, whatever an anchor says."""
+    from .. import paths
+
+    return [root.parent if root.name == paths.MEMORY_DIR_NAME else root]
+
+
 def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: int = 0, *,
                     as_json: bool = False, raw: bool = False) -> Any:
     """The turn list (``turn_ref`` None) or one turn with ``context`` turns around it.
@@ -82,7 +90,7 @@ def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: boo
     from ..transcript.parser import last_turn, locate_turn
     from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
 
-    parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root)))
+    parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root), _repository(root)))
     if turn_ref is None:
         return list_turns_json(parsed) if as_json else format_turn_list(parsed)
     if turn_ref.strip().lower() == "last":

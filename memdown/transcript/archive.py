@@ -34,12 +34,14 @@ import json
 import os
 import re
 import struct
+import zlib
 from pathlib import Path
 
 from .. import paths
 from ..errors import AmbiguousIdError, InputFileError, NotFoundError, UsageError
 from .. import fsutil
 from ..fsutil import atomic_write_bytes
+from ..fsutil.gz import gunzip
 from .layout import first_session_id, portable_path, resolve_portable, session_stem, subagent_files
 
 __all__ = ["portable_path", "resolve_portable", "archive_transcript", "find_transcript"]
@@ -154,9 +156,14 @@ def _copy_one(src: Path, dest: Path, drop: frozenset[str] = frozenset()) -> bool
             data = handle.read()
     except OSError:
         return False
-    if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive)
-        with contextlib.suppress(OSError, EOFError, gzip.BadGzipFile):
-            data = gzip.decompress(data)
+    if data[:2] == b"\x1f\x8b":  # already compressed (archiving an archive): bounded, a bomb is refused
+        try:
+            data = gunzip(data, src)
+        except fsutil.RefusedFileError as exc:
+            fsutil.notice(exc)
+            return False
+        except (OSError, EOFError, zlib.error):
+            pass
     # every forgotten turn whose uuid is here (a fork's copy holds its parent's turn uuids)
     drop = frozenset(u for u in map(_line_uuid, drop) if u and u.encode() in data)
     if drop:
@@ -240,8 +247,11 @@ def drop_from_archive(path: Path, turns: frozenset[str]) -> bool:
         before = path.stat()
         with fsutil.open_stream(path) as handle:
             packed = handle.read()
-        data = gzip.decompress(packed)
-    except (OSError, EOFError, gzip.BadGzipFile):
+        data = gunzip(packed, path)
+    except fsutil.RefusedFileError as exc:  # past the decompression limit: said, not silently kept
+        fsutil.notice(exc)
+        return False
+    except (OSError, EOFError, zlib.error):
         return False
     turns = frozenset(_line_uuid(t) for t in turns) - {""}
     kept = without_turns(data, turns, turn_starts(path) | set(turns))

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from .. import paths
 from ..errors import MemdownError, NotATranscriptError
+from ..fsutil.gz import BoundedGzip
 from .reader import decode_line, iter_entries, open_stream
 
 SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -180,7 +181,7 @@ def last_timestamp(path: Path, window: int = 256 << 10) -> str:
     a gzip file is not read: its end needs the whole stream)."""
     try:
         with open_stream(Path(path)) as stream:
-            if isinstance(stream, gzip.GzipFile):
+            if isinstance(stream, (gzip.GzipFile, BoundedGzip)):
                 return ""
             size = stream.seek(0, os.SEEK_END)
             stream.seek(max(0, size - window))
@@ -226,12 +227,15 @@ def resolve_portable(text: str) -> Path:
     return Path(str(text).strip()).expanduser()
 
 
-def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
+def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: Iterable[Path] = ()) -> Path:
     """``path`` when memdown may read it as a transcript; NotATranscriptError (one line) otherwise.
 
     Allowed: a regular ``.jsonl``/``.jsonl.gz`` file under ``claude_home()/projects``, the
     archive or Codex's ``sessions``/``archived_sessions`` (``codex_home()``), or one of ``recorded`` (transcript paths in this project's memory anchors) whose
-    content reads as a Claude Code transcript. Symlinks and ``..`` are resolved first.
+    content reads as a Claude Code transcript, unless it lies inside ``repository`` (the project's
+    folders): a file the repository holds is whatever its last committer made it (a gzip bomb, a
+    forged session), and an anchor naming it comes from a commit too. Symlinks and ``..`` are
+    resolved first.
     """
     shown = portable_path(Path(path))
     hint = "memdown reads Claude Code transcripts under ~/.claude/projects, its archive, or sessions in this memory"
@@ -246,6 +250,10 @@ def require_transcript(path: Path, recorded: Iterable[Path] = ()) -> Path:
     if any(_under(real, root) for root in (paths.claude_home() / "projects", paths.transcript_archive_dir(),
                                            codex / "sessions", codex / "archived_sessions")):
         return real
+    inside = next((folder for folder in repository if _under(real, Path(folder))), None)
+    if inside is not None:
+        raise NotATranscriptError(f"{shown} is inside the repository ({portable_path(Path(inside))}): memdown reads "
+                                  "no transcript a repository holds, only the client's and its own archive", hint=hint)
     for item in recorded:
         try:
             same = Path(item).expanduser().resolve() == real

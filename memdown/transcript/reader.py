@@ -7,7 +7,6 @@ works for a live ``.jsonl`` and for its ``.jsonl.gz`` archive copy.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -19,7 +18,8 @@ from typing import BinaryIO
 
 from ..errors import InputFileError, NotFoundError, SpecialFileError
 from .. import fsutil
-from ..fsutil import clean_json
+from ..fsutil import RefusedFileError, clean_json
+from ..fsutil.gz import BoundedGzip
 
 GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
@@ -63,8 +63,9 @@ def open_stream(path: Path) -> BinaryIO:
         handle.close()
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if magic == GZIP_MAGIC:
-        # Sniff by content, not suffix: an archived copy may be renamed.
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+        # Sniff by content, not suffix: an archived copy may be renamed. Bounded: a gzip bomb stops at
+        # fsutil.gz's limit with one line (TooLargeError), never read whole.
+        return BoundedGzip(handle, path, os.fstat(handle.fileno()).st_size)  # type: ignore[return-value]
     return handle
 
 
@@ -128,6 +129,8 @@ class LineReader:
         stream = open_stream(self.path)
         try:
             yield from self._read(stream)
+        except RefusedFileError:  # a gzip bomb: refused with its own line, not taken for a torn tail
+            raise
         except (OSError, EOFError, zlib.error) as exc:
             # A truncated or corrupt gzip member: keep what we already yielded.
             if self.good_lines == 0 and self.start_offset == 0:
