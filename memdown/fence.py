@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 import re
 
+from .controls import SEQUENCES
 from .lazyre import LazyPattern
 
 TAG = "memdown-recorded-notes"
@@ -53,8 +54,9 @@ LINE_CHARS = 4_000
 ELLIPSIS = "…"
 
 
-# ESC sequences (CSI, OSC ending in BEL or ST, two-byte escapes).
-_ESCAPES = LazyPattern(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+# Whole ESC sequences (CSI, OSC/DCS/SOS/PM/APC with their payload, two-byte escapes, 8-bit forms): the one
+# definition in ``controls``; what is left of a control character is removed by _INVISIBLE below.
+_ESCAPES = SEQUENCES
 # Line and paragraph separators (and NEL) end a line for some readers: a space, so words stay apart.
 _SEPARATORS = LazyPattern("[\x85\u2028\u2029]")
 # Everything invisible, by class: the C0/C1 controls but tab and newline (Cc); every format character
@@ -181,18 +183,45 @@ def normalized(text: str) -> str:
     return plain
 
 
+def _judged(text: str) -> list[str]:
+    """The reasons one form of a text gives, judged whole with its lines joined (an instruction split over
+    two lines is one); turn markers on the lines as they are. The English patterns and the tags read the
+    :func:`normalized` form (look-alikes folded to Latin); the word classes of other languages
+    (``fence_views.CLASSES``) also read it only NFKC-normalized, where Cyrillic is still Cyrillic."""
+    import unicodedata
+
+    from .fence_views import CLASSES
+
+    plain = normalized(text)
+    joined = plain.replace("\n", " ")
+    found = [reason for reason, pattern in FLAGS if pattern.search(joined)]
+    forms = [plain] if text.isascii() else [plain, unicodedata.normalize("NFKC", visible(text))]
+    for reason, pattern in CLASSES:
+        if reason not in found and any(pattern.search(form if reason == "turn-marker" else form.replace("\n", " "))
+                                       for form in forms):
+            found.append(reason)
+    if "<" in joined and _TAGS.search(joined):  # (every tag starts with one: no compile for text without)
+        found.append("fake-tag")
+    return found
+
+
 def flags(text: str) -> list[str]:
     """Why ``text`` looks like an instruction or a tool command (empty when it does not).
 
     Judged on :func:`normalized` text (what the model reads, disguises removed), so
-    ``ig\u00adnore prev\u0456ous instructions`` cannot slip past as other words.
+    ``ig\u00adnore prev\u0456ous instructions`` cannot slip past as other words; the whole text with its
+    lines joined; and every decoded form of it (``fence_views``: HTML/numeric entities, percent-encoding,
+    base64 runs, spaced letters), normalized too. A reason found only in a decoded form adds ``encoded``.
     """
     if _INERT.issuperset(text):  # a date, a time, a count (NFKC leaves them as they are): no pattern compiled
         return []
-    plain = normalized(text)
-    found = [reason for reason, pattern in FLAGS if pattern.search(plain)]
-    if "<" in plain and _TAGS.search(plain):  # (every tag starts with one: no compile for text without)
-        found.append("fake-tag")
+    found = _judged(text)
+    from .fence_views import views
+
+    for view in views(normalized(text)):
+        hidden = [reason for reason in _judged(view) if reason not in found]
+        if hidden:
+            found += hidden + ([] if "encoded" in found else ["encoded"])
     return found
 
 
@@ -268,20 +297,31 @@ def fence_lines(title: str, lines: list[str], *, source: str = "", limit: int = 
     The same frame and guarantees as :func:`fence` (fresh nonce, fake tags defanged, escapes and
     controls removed, suspicious lines flagged), but each line keeps its indentation and place, so
     ids and ``drill down:`` lines stay usable. Lines are cut at ``line_chars``; lines past
-    ``limit`` are left out and counted.
+    ``limit`` are left out and counted. Each line is judged alone and with the line before it (an
+    instruction split over two lines flags the second), and the whole output once: a reason only the
+    whole gives is flagged on a line of its own under the title.
     """
     head, tail = _frame(source)
     out = [head, LABEL, clean(title)]
-    used = sum(len(line) + 1 for line in out) + len(tail) + 80  # 80: room for the "left out" line
+    used = sum(len(line) + 1 for line in out) + len(tail) + 80 + 120  # the "left out" line, the whole's flag
+    previous, previous_why, seen = "", [], set()
     for n, raw in enumerate(lines):
         raw = str(raw)[: line_chars * 4]
         text = clean(raw)
         indent = text[: len(text) - len(text.lstrip())]
-        line = _bound(indent + _mark(text.strip(), flags(raw)), line_chars)
+        why = flags(raw)
+        if previous.strip() and raw.strip():
+            why += [r for r in flags(previous + "\n" + raw) if r not in why and r not in previous_why]
+        previous, previous_why = raw, why
+        seen.update(why)
+        line = _bound(indent + _mark(text.strip(), why), line_chars)
         if used + len(line) + 1 > limit:
             out.append(f"({len(lines) - n} more lines left out to stay within {limit} characters)")
             break
         out.append(line)
         used += len(line) + 1
+    whole = [r for r in flags("\n".join(str(raw)[: line_chars] for raw in lines)[: limit * 2]) if r not in seen]
+    if whole:
+        out.insert(3, _mark("(this output as a whole; no single line says it)", whole))
     out.append(tail)
     return Gated("\n".join(out))
