@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import json
+from functools import lru_cache
 import random
 import re
 import shutil
@@ -116,6 +117,7 @@ def build_repo(name: str) -> Path:
     return repo
 
 
+@lru_cache(maxsize=4096)
 def definitions(source: str) -> dict[str, str]:
     """Top-level functions and classes, and methods as their bare name, with their exact source; names
     defined more than once in the file are left out (a memory about them would be ambiguous)."""
@@ -124,10 +126,11 @@ def definitions(source: str) -> dict[str, str]:
     except SyntaxError:
         return {}
     found: dict[str, list[str]] = {}
+    lines = source.split("\n")
     nodes = [*tree.body, *(child for node in tree.body if isinstance(node, ast.ClassDef) for child in node.body)]
     for node in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            segment = ast.get_source_segment(source, node) or ""
+            segment = "\n".join(lines[node.lineno - 1 - len(node.decorator_list):node.end_lineno])
             found.setdefault(node.name, []).append(segment)
     return {name: segs[0] for name, segs in found.items() if len(segs) == 1 and not name.startswith("__")}
 

@@ -117,6 +117,7 @@ class Judge:
         self.cache: dict[str, Any] = {}
         self.dirty = False
         self._renames: dict[str, dict[str, str]] = {}
+        self._pending: list[tuple[dict[str, Any], str, str]] = []  # results waiting for their git details
         if self.head:
             try:
                 loaded = json.loads(fsutil.read_text(self.cache_path))
@@ -125,12 +126,14 @@ class Judge:
                 self.cache = {}
 
     def save(self) -> None:
+        """Fill in the git details of every result judged so far (one batch), then keep the cache."""
+        self._fill_details()
         if not self.dirty or not self.head:
             return
         entries = dict(list(self.cache.items())[-CACHE_ENTRIES:])
         try:
             fsutil.atomic_write_text(self.cache_path, json.dumps({"head": self.head, "entries": entries}),
-                                     mode=paths.PRIVATE_FILE_MODE)
+                                     mode=paths.PRIVATE_FILE_MODE, durable=False)  # a cache: whole, not durable
         except OSError:
             pass  # a cache: the next search judges again
 
@@ -181,7 +184,7 @@ class Judge:
                 return None  # never in the repository: a word that looked like a path
             moved_to = self._renamed(base).get(cite.path)
             result.update(state="moved" if moved_to else "gone", moved_to=moved_to)
-            self._details(result, base, moved_to or cite.path)
+            self._pending.append((result, base, moved_to or cite.path))
             return result
         now = cited_lines(source, cite.symbol)
         if cite.fingerprint:
@@ -196,7 +199,7 @@ class Judge:
             return result
         result["state"] = "fresh" if now is not None and fingerprint(now) == then else "changed"
         if result["state"] == "changed":
-            self._details(result, base, cite.path)
+            self._pending.append((result, base, cite.path))
         return result
 
     def _renamed(self, base: str) -> dict[str, str]:
@@ -206,15 +209,30 @@ class Judge:
                                    if len(parts) == 3 and parts[0].startswith("R")}
         return self._renames[base]
 
-    def _details(self, result: dict[str, Any], base: str, path: str) -> None:
+    def _fill_details(self) -> None:
+        """commits_since and last_change for every result judged not fresh: one ``git log`` over their paths,
+        and one ``rev-list`` per recorded commit, whatever the number of hits (cold searches stay cheap)."""
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
         repo = self.repo
-        if base:
-            count = git(repo, "rev-list", "--count", f"{base}..HEAD", "--", path)  # type: ignore[arg-type]
-            result["commits_since"] = int(count) if count and count.strip().isdigit() else None
-        last = git(repo, "log", "-1", "--format=%cs%x1f%s", "--", path)  # type: ignore[arg-type]
-        if last and "\x1f" in last:
-            day, subject = last.strip().split("\x1f", 1)
-            result["last_change"] = {"date": day, "subject": subject[:120]}
+        out = git(repo, "log", "-n", "300", "--format=%x1e%H%x1f%cs%x1f%s", "--name-only", "HEAD", "--",  # type: ignore[arg-type]
+                  *sorted({path for _, _, path in pending})) or ""
+        commits = []
+        for record_ in out.split("\x1e")[1:]:
+            head, _, names = record_.partition("\n")
+            fields = head.split("\x1f")
+            if len(fields) == 3:
+                commits.append((fields[0], fields[1], fields[2], set(names.split())))
+        since = {base: set((git(repo, "rev-list", f"{base}..HEAD") or "").split())  # type: ignore[arg-type]
+                 for base in {base for _, base, _ in pending if base}}
+        for result, base, path in pending:
+            touching = [c for c in commits if path in c[3]]
+            if touching:
+                result["last_change"] = {"date": touching[0][1], "subject": touching[0][2][:120]}
+            if base:
+                result["commits_since"] = sum(1 for c in touching if c[0] in since[base])
+        self.dirty = True
 
 
 def annotate(root: Path, hits: list[Any]) -> None:

@@ -128,9 +128,10 @@ def _definition(lines: list[str], symbol: str) -> int | None:
         re.compile(rf"^\s*{name}\s*(?:=|:(?!:))"),  # NAME = … / key: …
         re.compile(rf"^\s*{name}\s*\([^)]*\)\s*{{"),  # JS method shorthand
     )
+    candidates = [number for number, line in enumerate(lines) if symbol in line]  # C-speed filter first
     for pattern in patterns:
-        for number, line in enumerate(lines):
-            if pattern.match(line):
+        for number in candidates:
+            if pattern.match(lines[number]):
                 return number
     return None
 
