@@ -154,6 +154,10 @@ def test_a_destructive_fix_is_shown_as_such_and_never_injected_as_what_fixed_it(
     assert "--force" not in proposal(sig) and "works" not in proposal(sig)
     cand = build([sig], {})
     assert cand.destructive == "force push" and "--force" not in cand.text
+    from memdown.cli.reflect import _candidate_lines
+
+    shown = "\n".join(_candidate_lines(cand.to_dict()))
+    assert "destructive (force push)" in shown  # `reflect list` says so
     safe = Signal(id="SIG-2", type="failure", text="! [rejected] main -> main (fetch first)", confidence=1,
                   extra={"tool": "Bash", "input": "git push", "fix": "Bash `git pull --rebase && git push`"})
     assert proposal(safe).endswith("works.") and build([safe], {}).destructive == ""
