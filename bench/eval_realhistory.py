@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
 from conversation_memory import CAPTURE_CODE, SHARED  # noqa: E402
-from quality import every_vector  # noqa: E402
+from quality import apply_tunes, every_vector  # noqa: E402
 from realhistory.bm25 import BM25, entries  # noqa: E402
 
 MODES = ("hybrid", "text", "vector")
@@ -213,13 +213,23 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--repos", default="", help="only these repositories (comma-separated)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
+    parser.add_argument("--embedder", choices=["packaged", "use-m3"], default="packaged",
+                        help="use-m3: the multilingual candidate of realhistory/use_embedder.py (bench only)")
+    parser.add_argument("--tune", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="a ranking constant of memdown.services.{fusion,sequence,windows}, e.g. fusion.FUSION_K=60 (dev only)")
     parser.add_argument("--misses", action="store_true", help="each question's rank per system (dev only, please)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not SHARED.is_dir():
         parser.error(f"{SHARED} is absent: this benchmark reads real transcripts from ../shared")
+    apply_tunes(args.tune, parser.error)
+    embedder, work = None, WORK
+    if args.embedder == "use-m3":
+        from realhistory.use_embedder import USEEmbedder
+
+        embedder, work = USEEmbedder(WORK / "use-m3-cache" / "vectors"), WORK / "use-m3"
     out = run(args.split, [m for m in args.modes.split(",") if m], {r for r in args.repos.split(",") if r} or None,
-              dict(item.split("=", 1) for item in args.set))
+              dict(item.split("=", 1) for item in args.set), embedder=embedder, work=work)
     if args.json:
         print(json.dumps(out, indent=1))
         return

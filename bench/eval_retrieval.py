@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality import every_vector  # noqa: E402
+from quality import apply_tunes, every_vector  # noqa: E402
 
 from memdown.api import Memory  # noqa: E402
 from memdown.config import coerce, load_config  # noqa: E402
@@ -134,11 +134,14 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--tune", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="a ranking constant of memdown.services.MODULE, e.g. fusion.FUSION_K=60 (dev only)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--budget", type=int, default=0,
                         help="compare at equal context: keep hits until their text reaches N chars (recall@10 columns then mean recall within the budget)")
     args = parser.parse_args()
+    apply_tunes(args.tune, parser.error)
     overrides = dict(item.split("=", 1) for item in args.set)
     mem = build_memory(overrides)
     queries = load_queries(args.split)

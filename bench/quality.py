@@ -7,3 +7,17 @@ def every_vector(config) -> None:
     ``index.defer_vectors_above`` chunks otherwise returns text-first and fills vectors in a
     detached process, and a search right after it ranks most rows by full text alone."""
     config.values["index"]["defer_vectors_above"] = 1 << 62
+
+
+def apply_tunes(items: list[str], error) -> None:
+    """``--tune MODULE.NAME=VALUE``: set a ranking constant of ``memdown.services.MODULE`` (dev only)."""
+    import importlib
+
+    for item in items:
+        name, value = item.split("=", 1)
+        module_name, attr = name.rsplit(".", 1)
+        module = importlib.import_module(f"memdown.services.{module_name}")
+        if not hasattr(module, attr):
+            error(f"memdown.services.{module_name} has no {attr}")
+        old = getattr(module, attr)
+        setattr(module, attr, (value.lower() in ("1", "true", "yes")) if isinstance(old, bool) else type(old)(value))

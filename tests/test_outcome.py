@@ -124,3 +124,16 @@ def test_real_transcripts_outcomes_keep_lists_and_code_spans_and_lose_filler(sha
     assert outcomes > 200
     assert lists > outcomes // 5, (lists, outcomes)  # a list in the message stays a list
     assert spans_kept >= 0.8 * spans_seen, (spans_kept, spans_seen)
+
+
+def test_short_code_blocks_and_a_table_s_first_rows_stay_as_facts():
+    """Issue #26 item 6: "what command…" / "which value…" need the block the answer gave, bounded and redacted."""
+    message = ("The dev server must be running:\n```bash\npnpm run dev\n```\nFor production, build it:\n```\npnpm build\n```\n\n"
+               "| Plan | Price | Limits |\n|---|---|---|\n| Free | 0€ | 1 programme |\n| Pro | 29€ | 3 programmes |\n"
+               "| Business | 79€ | unlimited |\n\n```python\n" + "\n".join(f"line_{n} = {n}" for n in range(8)) + "\n```\n"
+               "Set the key:\n```\nexport OPENAI_API_KEY=sk-proj-4fJ9kQ2mZx7LpV3nR8tYwB6cH1dE5gA0sUiOqNe\n```\n")
+    lead, items = structured(message)
+    assert "`pnpm run dev`" in lead and "`pnpm build`" in lead
+    assert items[0] == "Plan | Price | Limits; Free | 0€ | 1 programme; Pro | 29€ | 3 programmes"  # header + 2 rows
+    assert "line_7" not in lead and "line_0" not in lead  # an 8-line block is not a fact: left out
+    assert "sk-proj-4fJ9" not in lead + " ".join(items)  # redacted before it is kept

@@ -1,9 +1,19 @@
-"""What the full-text index reads for a chunk.
+"""What the full-text index reads for a chunk, and what a query is matched with.
 
 LanceDB's ``simple`` tokenizer splits on punctuation, so ``snake_case`` and
 paths already become words; camelCase does not, so its parts are appended
 (``OrderService`` also yields ``order service``). The heading path is
 included so dates and session times are searchable.
+
+Two more kinds of terms are appended, to the chunk's text and to the query alike
+(:func:`fts_query`), so both sides meet on the same tokens:
+- an identifier or path with separators (``settings.local.json``, ``BASH_MAX_TIMEOUT_MS``,
+  ``src/constants/cta.ts``) also yields its letters joined (``settingslocaljson``): a rare token,
+  so a question that names the identifier reaches the entries holding it, not every entry that
+  says "settings" or "json"; a path's segments are joined one by one as well (``ctats``);
+- Chinese, Japanese and Korean text has no spaces (or particles glued to words), so the simple
+  tokenizer makes a whole sentence one token (dropped past 40 characters): every run of CJK
+  characters also yields its overlapping character bigrams (``华为手机`` → ``华为 为手 手机``).
 """
 from __future__ import annotations
 
@@ -26,7 +36,12 @@ FTS_OPTIONS: dict = {
     "with_position": False,
     "max_token_length": 40,
 }
-FTS_VERSION = "v2"  # v2: dates in words
+FTS_VERSION = "v3"  # v2: dates in words; v3: CJK bigrams and joined identifiers (fts_extra)
+
+_IDENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:]*[_.\-/:][A-Za-z0-9_.\-/:]*[A-Za-z0-9]")
+_SEPARATORS = re.compile(r"[_.\-/:]+")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+MAX_JOINED = 40  # the tokenizer's max_token_length: longer joins would be dropped anyway
 
 
 def fts_config_id() -> str:
@@ -47,8 +62,35 @@ def _camel_split(word: str) -> str:
 _date_words = lru_cache(maxsize=4096)(date_words)
 
 
+def joined_identifiers(text: str) -> list[str]:
+    """Identifiers and paths with separators, letters joined (``a.b_c/d-e.ts`` → ``abcdets``, ``dets``)."""
+    out: list[str] = []
+    for ident in _IDENT.findall(text):
+        pieces = [ident, *(seg for seg in ident.split("/") if _SEPARATORS.search(seg))] if "/" in ident else [ident]
+        for piece in pieces:
+            joined = _SEPARATORS.sub("", piece).lower()
+            if 3 <= len(joined) <= MAX_JOINED and joined != piece.lower():
+                out.append(joined)
+    return out
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    return [run[i:i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)]
+
+
+def fts_extra(text: str) -> list[str]:
+    """The terms appended to ``text`` for the full-text index (and to a query): see the module doc."""
+    return [*camel_parts(text), *joined_identifiers(text), *cjk_bigrams(text)]
+
+
+def fts_query(query: str) -> str:
+    """A query as the full-text index should see it: the same appended terms as a chunk's text."""
+    extra = fts_extra(query)
+    return f"{query} {' '.join(dict.fromkeys(extra))}" if extra else query
+
+
 def fts_text(heading: str, text: str, date: str = "") -> str:
-    extra = camel_parts(text)
+    extra = fts_extra(text)
     tail = ("\n" + " ".join(dict.fromkeys(extra))) if extra else ""
     when = _date_words(date)
     return f"{heading}{' ' + when if when else ''}\n{text}{tail}"

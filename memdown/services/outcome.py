@@ -5,8 +5,10 @@ dropped wherever it stands, not only at the start: openers ("Perfect!", "You're 
 ("Let me check the config:", "I'll now run the tests."), narration of the assistant's own process
 ("Now I have enough context.", "Let me provide you with my analysis", "Here's my analysis:") and
 sign-offs ("Let me know if …"). Structure is kept: a list in the message stays a list (sub-bullets
-of the Outcome), code spans keep their backticks; emphasis, headings, tables, emoji and code blocks
-are left out (files and commands have their own bullets). docs/entries.md describes this;
+of the Outcome), code spans keep their backticks. Facts stay where they stand: a short code block (the
+command to run, the value to set: up to 3 lines) becomes a code span in its place, and a table keeps
+its header and first rows as one item; longer code blocks, emphasis, headings and emoji are left out
+(files and commands that ran have their own bullets). docs/entries.md describes this;
 tests/test_outcome.py checks the two agree, on real transcripts too.
 """
 from __future__ import annotations
@@ -54,6 +56,27 @@ _ITEM = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)])\s+(.*\S)\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z0-9\"'`(])")
 MAX_ITEMS = 6
+SHORT_BLOCK_LINES, SHORT_BLOCK_CHARS = 3, 240  # a code block this small is a fact (a command, a value): kept inline
+TABLE_ROWS, TABLE_CHARS = 3, 240  # a table keeps its header and first rows, as one item
+_FENCE = re.compile(r"```[^\n`]*\n?(.*?)(?:```|$)", re.S)
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+def _short_blocks(text: str) -> str:
+    """Each short code block as a code span on a line of its own; longer blocks left out."""
+    def keep(match: re.Match) -> str:
+        lines = [ln.strip() for ln in match.group(1).splitlines() if ln.strip()]
+        joined = "; ".join(lines).replace("`", "'")
+        return f"\n`{joined}`\n" if lines and len(lines) <= SHORT_BLOCK_LINES and len(joined) <= SHORT_BLOCK_CHARS else "\n"
+    return _FENCE.sub(keep, text)
+
+
+def _table_item(rows: list[str]) -> str:
+    """A table's header and first rows on one line (cells by " | ", rows by "; "), bounded."""
+    cells = [" | ".join(inline(c) for c in row.strip().strip("|").split("|")) for row in rows
+             if not _TABLE_RULE.match(row)]
+    text = "; ".join(c for c in cells[:TABLE_ROWS] if c.strip(" |"))
+    return text if len(text) <= TABLE_CHARS else text[: TABLE_CHARS - 1].rstrip() + "\u2026"
 
 
 def inline(text: str) -> str:
@@ -80,8 +103,17 @@ def structured(text: str) -> tuple[str, list[str]]:
     """(lead, list items) of one message, filler dropped; ("", []) when it reports nothing."""
     prose: list[str] = []
     items: list[str] = []
-    for line in CODE_FENCE.sub("\n", redact(text)).splitlines():
-        if not line.strip() or _HEADING.match(line) or line.lstrip().startswith("|"):
+    table: list[str] = []
+    tables = 0
+    for line in [*_short_blocks(redact(text)).splitlines(), ""]:
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            if not tables and (kept := _table_item(table)):
+                items.append(kept)  # the first table only: the rest of a long answer is in the transcript
+            table, tables = [], tables + 1
+        if not line.strip() or _HEADING.match(line):
             continue
         item = _ITEM.match(line)
         if item:

@@ -11,10 +11,13 @@ from typing import Any
 
 from ..errors import UsageError
 from ..index.table import RESULT_COLUMNS, ChunkTable, sql_literal
+from ..index.textprep import fts_query
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
+from . import fusion
 from . import windows as windows_mod
 from .match import TOP as MATCH_TOP
 from .match import assess
+from .sequence import asks_what_came_next, day_files, follow_on
 from .timeframe import find_range
 from .windows import Window, WindowOptions, rank_windows
 
@@ -186,37 +189,72 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     if windows and options.mode == "hybrid" and windows_mod.SECTION_FUSION:
         vector = table.ann.tune(  # ANN probe settings, only once the ANN index exists
             tbl.search(query_vector, query_type="vector").distance_type("cosine"))
-        text = tbl.search(query, query_type="fts", fts_columns="fts_text")
+        text = tbl.search(fts_query(query), query_type="fts", fts_columns="fts_text")
         hits, section_scores = windows_mod.fuse_sections(
             [[_to_hit(r, mode) for r in _rows(tbl, b, where, fetch)] for b, mode in ((vector, "vector"), (text, "text"))])
+    elif options.mode == "hybrid" and fusion.OWN_FUSION:
+        hits = _fused_hits(table, embedder, query, query_vector, where, fetch, vectors)
     else:
-        if options.mode == "text":
-            builder = tbl.search(query, query_type="fts", fts_columns="fts_text")
-        elif options.mode == "vector":
-            builder = tbl.search(query_vector, query_type="vector").distance_type("cosine")
-        else:
-            from lancedb.rerankers import RRFReranker
-
-            builder = (
-                tbl.search(query_type="hybrid", fts_columns="fts_text")
-                .vector(query_vector)
-                .text(query)
-                .distance_type("cosine")
-                .rerank(RRFReranker())
-            )
-        if options.mode != "text":
-            builder = table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
+        builder = _one_query(table, query, query_vector, options.mode)
         hits = [_to_hit(r, options.mode) for r in _rows(tbl, builder, where, fetch, vectors, MATCH_TOP)]
     match = assess(table, query, query_vector, hits, vectors).to_dict() if hits else None
     if windows:
         dates = find_range(query, _today(options.today))
         shown = rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
                              section_scores)
+        if asks_what_came_next(query):
+            shown = _what_came_next(table, root, shown, options)
     else:
         shown = collapse_sections(hits)[: options.k]
     for hit in shown:
         hit.match = match
     return shown
+
+
+def _one_query(table: ChunkTable, query: str, query_vector: list[float] | None, mode: str):
+    """The LanceDB query of one mode (hybrid: LanceDB's own RRF, when fusion.OWN_FUSION is off)."""
+    tbl = table.table
+    if mode == "text":
+        return tbl.search(fts_query(query), query_type="fts", fts_columns="fts_text")
+    if mode == "vector":
+        builder = tbl.search(query_vector, query_type="vector").distance_type("cosine")
+    else:
+        from lancedb.rerankers import RRFReranker
+
+        builder = (tbl.search(query_type="hybrid", fts_columns="fts_text").vector(query_vector).text(fts_query(query))
+                   .distance_type("cosine").rerank(RRFReranker()))
+    return table.ann.tune(builder)  # ANN probe settings, only once the ANN index exists
+
+
+def _fused_hits(table: ChunkTable, embedder, query: str, query_vector: list[float], where: str | None, fetch: int,
+                vectors: dict[str, list[float]] | None) -> list[Hit]:
+    """Hybrid units: each retriever's list, fused here (services/fusion.py says why not LanceDB's RRF)."""
+    tbl = table.table
+    vector = table.ann.tune(tbl.search(query_vector, query_type="vector").distance_type("cosine"))
+    by_vector = [_to_hit(r, "vector") for r in _rows(tbl, vector, where, fetch, vectors, MATCH_TOP)]
+    try:
+        text = tbl.search(fts_query(query), query_type="fts", fts_columns="fts_text")
+        by_text = [_to_hit(r, "text") for r in _rows(tbl, text, where, fetch)]
+    except ValueError:  # no searchable term in the query (LanceDB's word for it): the vectors alone
+        by_text = []
+    english_only = not fusion.multilingual(getattr(embedder, "model_id", ""))
+    weights = [fusion.TEXT_WEIGHT, fusion.vector_weight(query, english_only)]
+    return fusion.fuse([by_text, by_vector], weights, query)
+
+
+def _what_came_next(table: ChunkTable, root: Path, shown: list[Hit], options: SearchOptions) -> list[Hit]:
+    """"What did we do right after X": the entry after the best hit's first (services/sequence.py)."""
+    def hit_at(source: str, start: int) -> Hit | None:
+        rows = (table.table.search().where(f"source = {sql_literal(source)} AND section_start = {int(start)}")
+                .select(RESULT_COLUMNS).limit(50).to_list())
+        if not rows:
+            return None
+        rows.sort(key=lambda r: r["start_line"])
+        hits = rank_windows([_to_hit(rows[0], "text")], root, table.files, 1,
+                            WindowOptions(max_chars=options.window_chars))
+        return hits[0] if hits else None
+
+    return follow_on(shown, options.k, day_files(table.files), windows_mod.line_reader(root, table.files), hit_at)
 
 
 def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[float]] | None = None,

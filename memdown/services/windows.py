@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -151,6 +152,11 @@ class FileCache:
 
 
 FILE_CACHE = FileCache(CACHE_BYTES)
+
+
+def line_reader(root: Path, records: dict[str, "FileRecord"]) -> "Callable[[str], list[str] | None]":
+    """A memory file's lines as windows read them (cached; None when stale or unreadable)."""
+    return _Files(root, records).lines
 
 
 class _Files:
