@@ -23,6 +23,9 @@ from .conftest import jobs_pending, wait_until
 from .fake_responses import FakeResponsesAPI, Reply, Request
 
 pytestmark = pytest.mark.e2e
+CODEX_CLI, WHY_NOT = find_codex()
+if CODEX_CLI is None:  # one line for the whole module, not one per test
+    pytest.skip(WHY_NOT, allow_module_level=True)
 
 DECISION = "Keep the retry budget at 3 attempts because the upstream API rate-limits bursts"
 FENCE_OPEN = re.compile(r'<memdown-recorded-notes nonce="([0-9a-f]{12})"[^>]*>')
@@ -30,10 +33,8 @@ FENCE_OPEN = re.compile(r'<memdown-recorded-notes nonce="([0-9a-f]{12})"[^>]*>')
 
 @pytest.fixture(scope="session")
 def codex_cli() -> str:
-    path, why = find_codex()
-    if path is None:
-        pytest.skip(why)
-    return path
+    assert CODEX_CLI is not None
+    return CODEX_CLI
 
 
 @pytest.fixture
