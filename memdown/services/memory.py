@@ -154,6 +154,9 @@ class Memory:
             self.table.open(verify_count=False)
             self._table_ready = True
             return
+        if not self._table_ready:  # the writer we waited for indexed it all: index() took its quick, closed path
+            self.table.open(verify_count=False)
+            self._table_ready = True
         if report.rebuilt:
             self.notices.append(f"index built: {report.chunks_total} chunks in {report.seconds:.1f}s ({report.rebuild_reason})")
         elif report.files_indexed or report.files_removed:
