@@ -292,3 +292,15 @@ GITIGNORE_LINES = (
     "*.tmp",
     "backups/",
 )
+
+
+def agent_homes() -> dict[str, Path]:
+    """Where Gemini CLI, Copilot CLI, Cursor and OpenCode keep their session logs (each client's own
+    override: ``GEMINI_CLI_HOME``, ``COPILOT_HOME``, ``XDG_DATA_HOME`` for OpenCode)."""
+    home = Path.home()
+    return {
+        "gemini": (_env_path("GEMINI_CLI_HOME") or home) / ".gemini",
+        "copilot": _env_path("COPILOT_HOME") or home / ".copilot",
+        "cursor": home / ".cursor",
+        "opencode": (_env_path("XDG_DATA_HOME") or home / ".local" / "share") / "opencode",
+    }

@@ -24,6 +24,7 @@ from .. import paths
 from ..errors import InputFileError
 from ..store.automemory import project_key
 from ..transcript.layout import Sniff, is_agent_file, sniff
+from .import_clients import NO_CWD, client_sniff, is_client_head, project_folders, shared_folders
 from .import_codex import codex_folders, codex_sniff
 
 SUBAGENT_LOG = "subagent log, not a session (its work is in the session that started it)"
@@ -74,8 +75,13 @@ def history_dirs(cwd: Path, root: Path | None = None, *, existing: bool = True) 
     return list(found)
 
 
-def _files_under(folder: Path) -> Iterable[Path]:
-    for pattern in ("*.jsonl", "*.jsonl.gz"):
+CLAUDE_PATTERNS = ("*.jsonl", "*.jsonl.gz")
+# Other clients write .json documents, Cursor .txt transcripts, OpenCode a .db (skipped with its reason).
+ALL_PATTERNS = CLAUDE_PATTERNS + ("*.json", "*.txt", "*.db")
+
+
+def _files_under(folder: Path, patterns: Sequence[str] = CLAUDE_PATTERNS) -> Iterable[Path]:
+    for pattern in patterns:
         for path in sorted(folder.rglob(pattern)):
             if path.is_file():
                 yield path
@@ -103,10 +109,12 @@ def started_in(session_cwd: str, places: Sequence[Path]) -> bool:
 def _judge(path: Path, places: Sequence[Path] | None) -> tuple[Sniff, str]:
     """(what the head says, why it is skipped or '')."""
     head = sniff(path)
-    if head.problem:
-        head = codex_sniff(path) or head  # a Codex CLI rollout (services/import_codex.py)
+    if head.problem:  # a Codex CLI rollout (import_codex), another client's session (import_clients)
+        head = codex_sniff(path) or client_sniff(path) or head
     if head.problem:
         return head, head.problem
+    if places is not None and not head.cwd and is_client_head(head):
+        return head, NO_CWD
     if places is not None and head.cwd and not started_in(head.cwd, places):
         return head, f"another project (cwd {_one_line(head.cwd)})"
     return head, ""
@@ -130,13 +138,18 @@ def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> S
         for folder in result.looked_in:
             if folder.is_dir():
                 _collect(folder, candidates, result, places)
+        ours, shared = project_folders(places), shared_folders()  # Gemini/Cursor by folder, others by cwd
+        result.looked_in += ours + shared
+        for folder in ours + shared:
+            if folder.is_dir():
+                _collect(folder, candidates, result, None if folder in ours else places, ALL_PATTERNS)
     for target in targets:
         target = Path(target).expanduser()
         if target.is_dir():
             result.looked_in.append(target)
-            _collect(target, candidates, result, None)
+            _collect(target, candidates, result, None, ALL_PATTERNS)
         elif target.is_file():
-            problem = sniff(target).problem and (codex_sniff(target) or sniff(target)).problem
+            problem = sniff(target).problem and (codex_sniff(target) or client_sniff(target) or sniff(target)).problem
             if problem:
                 said = problem if problem.startswith("not a Claude Code") else f"not a Claude Code transcript: {problem}"
                 raise InputFileError(f"{target} is {said}")
@@ -158,8 +171,8 @@ def survey(targets: Sequence[Path], *, cwd: Path, root: Path | None = None) -> S
 
 
 def _collect(folder: Path, candidates: dict[Path, Sequence[Path] | None], result: Survey,
-             places: Sequence[Path] | None) -> None:
-    for path in _files_under(folder):
+             places: Sequence[Path] | None, patterns: Sequence[str] = CLAUDE_PATTERNS) -> None:
+    for path in _files_under(folder, patterns):
         if path in candidates:
             continue
         if _is_subagent_log(path, folder):

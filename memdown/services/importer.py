@@ -81,9 +81,10 @@ class ImportReport:
 
 
 def session_of(path: Path) -> str:
+    from .import_clients import client_session_id
     from .import_codex import codex_session_id
 
-    return codex_session_id(path) or session_id_of(path)
+    return codex_session_id(path) or client_session_id(path) or session_id_of(path)
 
 
 def _written_ago(path: Path, now: float) -> float | None:

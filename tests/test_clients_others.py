@@ -1,0 +1,211 @@
+"""Gemini CLI, Copilot CLI, Cursor and OpenCode session logs as memdown's one transcript model, and their import."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from memdown.clients import client_of, kind_of, parse_log
+
+CLIENTS = ("gemini", "copilot", "cursor", "opencode")
+OLD = (1_700_000_000, 1_700_000_000)  # a finished session (a log written in the last 10 minutes may be live)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, OLD)
+    return path
+
+
+def gemini_chat(folder: Path, prompt: str = "why does the upload retry fail") -> Path:
+    document = {"sessionId": "c2b846da-8501-4aeb-a58f-294205eb5ed4", "projectHash": "ab", "startTime":
+                "2026-03-01T10:00:00.000Z", "messages": [
+                    {"id": "u1", "timestamp": "2026-03-01T10:00:01.000Z", "type": "user",
+                     "content": [{"text": prompt}, {"text": "--- Content from referenced files ---"}],
+                     "displayContent": prompt},
+                    {"id": "i1", "timestamp": "2026-03-01T10:00:02.000Z", "type": "info", "content": "update available"},
+                    {"id": "g1", "timestamp": "2026-03-01T10:00:03.000Z", "type": "gemini",
+                     "content": "The retry budget is zero.", "toolCalls": [
+                         {"id": "s1", "name": "run_shell_command", "args": {"command": "pytest -q"},
+                          "status": "error", "result": [{"functionResponse": {"id": "s1", "name": "run_shell_command",
+                                                                              "response": {"output": "E  AssertionError"}}}]},
+                         {"id": "r1", "name": "replace", "args": {"file_path": "src/upload.py", "old_string": "0"},
+                          "status": "success", "result": []}]},
+                    {"id": "u2", "timestamp": "2026-03-01T10:01:00.000Z", "type": "user",
+                     "content": "<session_context>injected</session_context>"}]}
+    return _write(folder / "chats" / "session-2026-03-01T10-00-c2b846da.json", json.dumps(document, indent=2))
+
+
+def test_a_gemini_chat_is_its_typed_prompts_with_replies_calls_and_errors(tmp_path: Path) -> None:
+    path = gemini_chat(tmp_path / "tmp" / "proj")
+    _write(path.parent.parent / ".project_root", "/work/proj\n")
+    assert kind_of(path) == ("gemini", "chat-json")
+    transcript = parse_log(path)
+    assert (transcript.agent, transcript.session_id, transcript.cwd) == ("gemini", "c2b846da-8501-4aeb-a58f-294205eb5ed4",
+                                                                         "/work/proj")
+    [turn] = transcript.turns  # the <session_context> injection is not a prompt
+    assert (turn.prompt, turn.timestamp) == ("why does the upload retry fail", "2026-03-01T10:00:01.000Z")
+    assert turn.commands() == ["pytest -q"] and turn.files_touched() == ["src/upload.py"]
+    assert turn.errors() and "AssertionError" in turn.errors()[0]
+    assert turn.assistant_text() == "The retry budget is zero."
+
+
+def test_a_gemini_jsonl_chat_folds_updates_by_id_and_applies_set(tmp_path: Path) -> None:
+    lines = [{"sessionId": "s1", "projectHash": "ab", "startTime": "2026-04-25T08:46:12Z", "kind": "main"},
+             {"id": "u1", "timestamp": "2026-04-25T08:47:43Z", "type": "user", "content": [{"text": "push it"}]},
+             {"id": "g1", "timestamp": "2026-04-25T08:47:47Z", "type": "gemini", "content": "I will check."},
+             {"$set": {"lastUpdated": "2026-04-25T08:48:00Z"}},
+             {"id": "g1", "timestamp": "2026-04-25T08:47:47Z", "type": "gemini", "content": "I will check.",
+              "toolCalls": [{"id": "c1", "name": "run_shell_command", "args": {"command": "git push"},
+                             "status": "success"}]}]
+    path = _write(tmp_path / "session-x.jsonl", "\n".join(json.dumps(line) for line in lines) + "\n")
+    assert client_of(path) == "gemini"
+    [turn] = parse_log(path).turns
+    assert turn.prompt == "push it" and turn.commands() == ["git push"] and turn.assistant_texts == ["I will check."]
+
+
+def test_copilot_events_take_user_messages_not_client_nudges(tmp_path: Path) -> None:
+    def event(kind: str, data: dict, n: int) -> str:
+        return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": f"2026-04-04T01:13:{n:02d}Z"})
+    lines = [event("session.start", {"sessionId": "a159", "copilotVersion": "1.0.14",
+                                     "context": {"cwd": "/work/proj"}}, 1),
+             event("user.message", {"content": "fix the build\n\n<current_datetime>x</current_datetime>"}, 2),
+             event("assistant.message", {"content": "Running it.", "toolRequests": [
+                 {"toolCallId": "t1", "name": "bash", "arguments": {"command": "make"}}]}, 3),
+             event("tool.execution_complete", {"toolCallId": "t1", "success": False,
+                                               "result": {"content": "make: *** Error 2"}}, 4),
+             event("user.message", {"content": "", "transformedContent": "You have not yet marked the task"}, 5)]
+    path = _write(tmp_path / "a159" / "events.jsonl", "\n".join(lines) + "\n")
+    transcript = parse_log(path)
+    assert (transcript.agent, transcript.session_id, transcript.cwd, transcript.version) == (
+        "copilot", "a159", "/work/proj", "1.0.14")
+    [turn] = transcript.turns
+    assert turn.prompt == "fix the build" and turn.commands() == ["make"] and "Error 2" in turn.errors()[0]
+
+
+def test_a_cursor_text_transcript_reads_queries_and_tool_calls(tmp_path: Path) -> None:
+    text = ("user:\n<attached_files>\nx\n</attached_files>\n<user_query>\nrename the config loader\n</user_query>\n\n"
+            "assistant:\n<think>plan</think>\nRenaming.\n[Tool call] Edit\n  path: src/config.py\n  old_string: a\n\n"
+            "[Tool result] Edit\n\nassistant:\n[Tool call] Shell\n  command: pytest -q\n\n[Tool result] Shell\n\n"
+            "user:\n[Image]\n<user_query>\n</user_query>\n")
+    path = _write(tmp_path / "agent-transcripts" / "5969b6d3.txt", text)
+    assert kind_of(path) == ("cursor", "transcript-txt")
+    first, second = parse_log(path).turns  # an image sent alone is a typed prompt too
+    assert first.prompt == "rename the config loader" and second.prompt == "[Image]"
+    assert first.files_touched() == ["src/config.py"] and first.commands() == ["pytest -q"]
+
+
+def test_an_opencode_v2_session_is_read_from_its_message_and_part_files(tmp_path: Path) -> None:
+    storage = tmp_path / "storage"
+    info = _write(storage / "session" / "p1" / "ses_1.json", json.dumps(
+        {"id": "ses_1", "version": "1.0.107", "projectID": "p1", "directory": "/work/proj",
+         "time": {"created": 1764265577709}}))
+    _write(storage / "message" / "ses_1" / "msg_1.json", json.dumps(
+        {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1764265577714}}))
+    _write(storage / "message" / "ses_1" / "msg_2.json", json.dumps(
+        {"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "time": {"created": 1764265577715}}))
+    _write(storage / "part" / "msg_1" / "prt_1.json", json.dumps({"id": "prt_1", "type": "text", "text": "add a README"}))
+    _write(storage / "part" / "msg_2" / "prt_2.json", json.dumps(
+        {"id": "prt_2", "type": "tool", "tool": "write", "callID": "c1",
+         "state": {"status": "completed", "input": {"filePath": "/work/proj/README.md"}, "output": "ok"}}))
+    _write(storage / "part" / "msg_2" / "prt_3.json", json.dumps({"id": "prt_3", "type": "text", "text": "Done."}))
+    transcript = parse_log(info)
+    assert (transcript.agent, transcript.session_id, transcript.cwd) == ("opencode", "ses_1", "/work/proj")
+    [turn] = transcript.turns
+    assert (turn.prompt, turn.timestamp[:19]) == ("add a README", "2025-11-27T17:46:17")
+    assert turn.files_touched() == ["/work/proj/README.md"] and turn.assistant_text() == "Done."
+
+
+def _expected(shared_agents: Path, client: str) -> dict[str, tuple[int, str]]:
+    table = (shared_agents / "README.md").read_text(encoding="utf-8")
+    return {m[1]: (int(m[2]), m[3]) for m in re.finditer(rf"^\| {client} \| (\S+) \| (\d+) \| (\S+)", table, re.M)}
+
+
+def _client_nudges(path: Path) -> int:
+    """Copilot ``user.message`` events with no typed content (the client's own "keep working" nudges)."""
+    if path.suffix != ".jsonl":
+        return 0
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return sum(1 for e in events if e.get("type") == "user.message" and not (e["data"].get("content") or "").strip())
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("client", CLIENTS)
+def test_every_real_log_parses_to_its_typed_prompt_count(shared_agents: Path, client: str) -> None:
+    """README.md counts each file's typed prompts; the reader finds exactly that many turns. Copilot's count
+    includes the client's empty "keep working" nudges (4 in the sample), which are not a person's prompts;
+    OpenCode's SQLite databases are not read yet (the import skips them with that reason)."""
+    expected = _expected(shared_agents, client)
+    assert len(expected) >= 7
+    nudges = 0
+    for rel, (count, shape) in expected.items():
+        path = shared_agents / client / rel
+        if shape.startswith("sqlite"):
+            continue
+        assert client_of(path) == client, rel
+        skipped = _client_nudges(path) if client == "copilot" else 0
+        nudges += skipped
+        assert len(parse_log(path).turns) == count - skipped, rel
+    assert nudges == (4 if client == "copilot" else 0)
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("client", CLIENTS)
+def test_import_of_every_real_log_brings_in_every_session_once(shared_agents: Path, memory_root: Path,
+                                                               client: str) -> None:
+    from memdown.config import load_config
+    from memdown.services.import_clients import OPENCODE_DB, OPENCODE_PIECE
+    from memdown.services.importer import import_transcripts, survey
+
+    expected = _expected(shared_agents, client)
+    sessions = {shared_agents / client / rel for rel, (_n, shape) in expected.items() if not shape.startswith("sqlite")}
+    found = survey([shared_agents / client], cwd=memory_root.parent, root=memory_root)
+    assert set(found.transcripts) == sessions
+    assert {why for _p, why in found.skipped} <= {OPENCODE_DB, OPENCODE_PIECE}
+    assert sum(why == OPENCODE_DB for _p, why in found.skipped) == len(expected) - len(sessions)
+    config = load_config(memory_root)
+    report = import_transcripts(memory_root, found, config=config, index=False)
+    assert (report.sessions, report.entries > 0, report.errors) == (len(sessions), True, [])
+    prompts = sum(len(parse_log(p).turns) for p in sessions)
+    # Cursor writes some sessions twice (.txt beside .json/.jsonl, one uuid): the copy adds no turn.
+    assert report.turns == prompts - (13 if client == "cursor" else 0)
+    text = "".join(p.read_text(encoding="utf-8") for p in (memory_root / "memory").glob("*.md"))
+    assert re.search(rf"^## Session \d\d:\d\d \({client}\)", text, re.M)
+    again = import_transcripts(memory_root, survey([shared_agents / client], cwd=memory_root.parent,
+                                                   root=memory_root), config=config, index=False)
+    assert (again.sessions, again.already_imported, again.turns, again.entries) == (len(sessions),) * 2 + (0, 0)
+
+
+def test_import_finds_this_projects_gemini_and_copilot_sessions(tmp_path: Path, memory_root: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdown.config import load_config
+    from memdown.services.import_clients import NO_CWD
+    from memdown.services.importer import import_transcripts, survey
+
+    project = memory_root.parent
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "c"))
+    ours = gemini_chat(tmp_path / "g" / ".gemini" / "tmp" / hashlib.sha256(str(project).encode()).hexdigest())
+    theirs = gemini_chat(tmp_path / "g" / ".gemini" / "tmp" / "another-project")
+    start = {"type": "session.start", "data": {"sessionId": "s-ours", "context": {"cwd": str(project / "src")}},
+             "id": "e1", "timestamp": "2026-04-04T01:13:00Z"}
+    prompt = {"type": "user.message", "data": {"content": "bump the version"}, "id": "e2",
+              "timestamp": "2026-04-04T01:13:01Z"}
+    copilot = _write(tmp_path / "c" / "session-state" / "s-ours" / "events.jsonl",
+                     json.dumps(start) + "\n" + json.dumps(prompt) + "\n")
+    elsewhere = {**start, "data": {"sessionId": "s-other", "context": {"cwd": "/elsewhere"}}}
+    other = _write(tmp_path / "c" / "session-state" / "s-other" / "events.jsonl",
+                   json.dumps(elsewhere) + "\n" + json.dumps(prompt) + "\n")
+    flat = _write(tmp_path / "c" / "session-state" / "s-flat.jsonl",
+                  json.dumps({**start, "data": {"sessionId": "s-flat"}}) + "\n" + json.dumps(prompt) + "\n")
+    found = survey([], cwd=project, root=memory_root)
+    assert set(found.transcripts) == {ours, copilot} and theirs not in dict(found.skipped)
+    skipped = dict(found.skipped)
+    assert "another project" in skipped[other] and skipped[flat] == NO_CWD
+    report = import_transcripts(memory_root, found, config=load_config(memory_root), index=False)
+    assert (report.sessions, report.turns) == (2, 2)
