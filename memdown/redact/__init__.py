@@ -31,6 +31,7 @@ from ..optout import SKIP_MARKER, should_skip
 from . import maintained
 from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
 from .entropy import ENTROPY_RULES
+from .formats import FORMAT_RULES, find_numbered
 from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
 from .idioms import IDIOM_RULES
@@ -43,7 +44,8 @@ __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secret
            "redact_structure", "enable_maintained_detectors"]
 
 
-_RULES: list[Rule] = BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + IDIOM_RULES + ENTROPY_RULES
+_RULES: list[Rule] = (BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + IDIOM_RULES
+                      + FORMAT_RULES + ENTROPY_RULES)
 _JOINED_RULES: list[Rule] = TOKEN_RULES
 _use_maintained = False
 
@@ -103,7 +105,7 @@ def find_secrets(text: str) -> list[Span]:
         return []
     found = _scan(text, _RULES)
     extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans)
-    extra += find_decoded(text, _find_raw)
+    extra += find_decoded(text, _find_raw) + find_numbered(text, _find_raw)
     own = len(extra)
     if _use_maintained:
         extra += maintained.find(text)
