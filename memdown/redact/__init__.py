@@ -34,6 +34,7 @@ from .entropy import ENTROPY_RULES
 from .formats import FORMAT_RULES, find_numbered
 from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
+from .safe import known_safe
 from .idioms import IDIOM_RULES
 from .multiline import NEXT_LINE_RULES, find_wrapped
 from .names import name_says_secret
@@ -111,6 +112,7 @@ def find_secrets(text: str) -> list[Span]:
         extra += maintained.find(text)
     found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
               for i, (kind, start, end) in enumerate(extra)]
+    found = [f for f in found if not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 2])]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]

@@ -36,7 +36,7 @@ MAX_BLOB = 300  # longer runs are data (images, archives), not credentials
 
 
 _SEPARATORS = re.compile(r"[-/_.+=]+")
-_HEXISH = re.compile(r"^(?:[0-9a-f]{6,}|[0-9A-F]{6,}|\d+)$")  # uuid parts, short SHAs, numbers
+_HEXISH = re.compile(r"^(?:[0-9a-f]{6,}|[A-Z0-9]+|\d+)$")  # uuid parts, SHAs, numbers, part numbers (2DE2402IX)
 
 
 def written_by_a_person(token: str) -> bool:
