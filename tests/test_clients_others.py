@@ -138,15 +138,12 @@ def _client_nudges(path: Path) -> int:
 @pytest.mark.parametrize("client", CLIENTS)
 def test_every_real_log_parses_to_its_typed_prompt_count(shared_agents: Path, client: str) -> None:
     """README.md counts each file's typed prompts; the reader finds exactly that many turns. Copilot's count
-    includes the client's empty "keep working" nudges (4 in the sample), which are not a person's prompts;
-    OpenCode's SQLite databases are not read yet (the import skips them with that reason)."""
+    includes the client's empty "keep working" nudges (4 in the sample), which are not a person's prompts."""
     expected = _expected(shared_agents, client)
     assert len(expected) >= 7
     nudges = 0
-    for rel, (count, shape) in expected.items():
+    for rel, (count, _shape) in expected.items():
         path = shared_agents / client / rel
-        if shape.startswith("sqlite"):
-            continue
         assert client_of(path) == client, rel
         skipped = _client_nudges(path) if client == "copilot" else 0
         nudges += skipped
@@ -159,15 +156,14 @@ def test_every_real_log_parses_to_its_typed_prompt_count(shared_agents: Path, cl
 def test_import_of_every_real_log_brings_in_every_session_once(shared_agents: Path, memory_root: Path,
                                                                client: str) -> None:
     from memdown.config import load_config
-    from memdown.services.import_clients import OPENCODE_DB, OPENCODE_PIECE
+    from memdown.services.import_clients import OPENCODE_PIECE
     from memdown.services.importer import import_transcripts, survey
 
     expected = _expected(shared_agents, client)
-    sessions = {shared_agents / client / rel for rel, (_n, shape) in expected.items() if not shape.startswith("sqlite")}
+    sessions = {shared_agents / client / rel for rel in expected}
     found = survey([shared_agents / client], cwd=memory_root.parent, root=memory_root)
     assert set(found.transcripts) == sessions
-    assert {why for _p, why in found.skipped} <= {OPENCODE_DB, OPENCODE_PIECE}
-    assert sum(why == OPENCODE_DB for _p, why in found.skipped) == len(expected) - len(sessions)
+    assert {why for _p, why in found.skipped} <= {OPENCODE_PIECE}
     config = load_config(memory_root)
     report = import_transcripts(memory_root, found, config=config, index=False)
     assert (report.sessions, report.entries > 0, report.errors) == (len(sessions), True, [])
@@ -209,3 +205,35 @@ def test_import_finds_this_projects_gemini_and_copilot_sessions(tmp_path: Path, 
     assert "another project" in skipped[other] and skipped[flat] == NO_CWD
     report = import_transcripts(memory_root, found, config=load_config(memory_root), index=False)
     assert (report.sessions, report.turns) == (2, 2)
+
+
+def test_an_opencode_database_is_every_top_level_session_in_it(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "opencode.db"
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, version TEXT, time_created INTEGER);"
+        "CREATE TABLE message (id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+        "CREATE TABLE part (id TEXT, message_id TEXT, data TEXT);")
+    rows = [("ses_a", None, "/work/proj", "1.4.0", 1), ("ses_child", "ses_a", "/work/proj", "1.4.0", 2)]
+    connection.executemany("INSERT INTO session VALUES (?,?,?,?,?)", rows)
+    connection.executemany("INSERT INTO message VALUES (?,?,?,?)", [
+        ("msg_1", "ses_a", 1782225603861, json.dumps({"role": "user"})),
+        ("msg_2", "ses_a", 1782225603900, json.dumps({"role": "assistant"})),
+        ("msg_3", "ses_a", 1782225604000, json.dumps({"role": "user"})),
+        ("msg_4", "ses_child", 1782225604100, json.dumps({"role": "user"}))])
+    connection.executemany("INSERT INTO part VALUES (?,?,?)", [
+        ("prt_1", "msg_1", json.dumps({"type": "text", "text": "update the readme"})),
+        ("prt_2", "msg_2", json.dumps({"type": "tool", "tool": "bash", "callID": "c1", "state": {
+            "status": "error", "input": {"command": "npm test"}, "error": "exit 1"}})),
+        ("prt_3", "msg_3", json.dumps({"type": "text", "synthetic": True, "text": "The user ran: ls"})),
+        ("prt_4", "msg_4", json.dumps({"type": "text", "text": "written by the parent agent"}))])
+    connection.commit()
+    connection.close()
+    assert kind_of(path) == ("opencode", "sqlite")
+    transcript = parse_log(path)
+    assert (transcript.cwd, transcript.version) == ("/work/proj", "1.4.0")
+    first, second = transcript.turns  # the child session's prompt was the parent agent's
+    assert first.prompt == "update the readme" and first.commands() == ["npm test"] and first.errors()
+    assert second.prompt == "The user ran: ls"  # a command the person ran themselves is their turn

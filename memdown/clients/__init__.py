@@ -69,9 +69,12 @@ def _document_kind(document: Any) -> Kind | None:
 def kind_of(path: Path) -> Kind:
     """Which client wrote ``path``, told by its content (Claude Code for anything not another's)."""
     try:
-        head = _head(path).decode("utf-8-sig", "replace")
+        raw = _head(path)
     except Exception:  # an unreadable file: the Claude Code parser says why, with its own errors
         return Kind(CLAUDE_CODE)
+    if opencode.is_database(raw):
+        return Kind(opencode.AGENT, "sqlite")
+    head = raw.decode("utf-8-sig", "replace")
     if cursor.is_text_transcript(head):
         return Kind(cursor.AGENT, "transcript-txt")
     stripped = head.lstrip()
@@ -118,6 +121,8 @@ def parse_log(path: Path, *, start_offset: int = 0, include_subagents: bool = Tr
         if shape == "transcript-txt":
             return cursor.parse_text(path, start_offset=start_offset)
         return cursor.parse_json(path, start_offset=start_offset)
+    if agent == opencode.AGENT and shape == "sqlite":
+        return opencode.parse_database(path, start_offset=start_offset)
     if agent == opencode.AGENT:
         return opencode.parse_session(path, start_offset=start_offset)
     return parse_transcript(path, start_offset=start_offset, include_subagents=include_subagents)

@@ -6,6 +6,7 @@ A file is told by its content (``clients.kind_of``), never its name. This projec
   file in such a folder is this project's, whatever cwd it names (a chat file names none).
 - Copilot CLI and OpenCode: every session whose recorded cwd is the project (``started_in``); a session
   that records no cwd (Copilot's older shapes) is skipped with that reason: name its file to import it.
+An OpenCode SQLite database (1.2 on) is read whole, every session in it (a person names it, or its folder).
 OpenCode's message and part files are read with their session's info file, so they are skipped with that
 reason. The rest of the import (capture, mining, idempotency, counts) is the one Claude Code uses.
 """
@@ -21,7 +22,7 @@ from ..transcript.layout import Sniff
 
 OPENCODE_PIECE = "OpenCode message or part file (read with its session's info file)"
 NO_CWD = "no working folder recorded, so not known to be this project's (name the file to import it)"
-OPENCODE_DB = "SQLite session database (OpenCode 1.2 on): not read yet; storage v1/v2 session files are"
+OPENCODE_DB = "a .db file that is not an OpenCode session database"
 OTHER_CLIENTS = ("gemini", "copilot", "cursor", "opencode")
 
 
