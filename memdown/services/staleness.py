@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from datetime import datetime
 from functools import lru_cache
@@ -34,6 +35,9 @@ STATES = ("fresh", "changed", "moved", "gone", "unknown")
 _WORST = {"gone": 4, "moved": 3, "changed": 2, "fresh": 1, "unknown": 0}
 GIT_TIMEOUT = 5.0
 CACHE_ENTRIES = 2000
+
+
+_OBJECT_NAME = re.compile(r"[0-9a-f]{4,40}")
 
 
 def git(repo: Path, *args: str) -> str | None:
@@ -66,9 +70,18 @@ def _relative(repo: Path, path: str, cwd: str = "") -> str | None:
         return None
 
 
+def object_name(value: str) -> str:
+    """``value`` when it is a commit's object name (hex), else "": an anchor's ``commit:`` is whatever its
+    last committer wrote, and anything else (``--output=FILE``, ``-c…``, ``@{-1}``) would reach git as an
+    option or a revision expression."""
+    return value if _OBJECT_NAME.fullmatch(value or "") else ""
+
+
 def _read(repo: Path, rel: str) -> str | None:
+    """A cited file's text, only from inside the repository (an absolute, ``..`` or linked path is
+    refused by the file layer: a cited path comes from a committed anchor or recorded text)."""
     try:
-        return fsutil.read_text(repo / rel, errors="replace")
+        return fsutil.read_text(repo / rel, root=repo, errors="replace")
     except (OSError, ValueError):
         return None
 
@@ -142,7 +155,7 @@ class Judge:
         if self.repo is None or not self.head:
             return {"state": "unknown", "cited": []}
         citations = parse_cites(cites) if cites else [Citation(p, s) for p, s in cited_in_text(text)]
-        base = anchor_commit or self._commit_at(date)
+        base = object_name(anchor_commit) or self._commit_at(date)
         cited = [self._one(c, base) for c in citations]
         cited = [c for c in cited if c is not None]
         state = max((c["state"] for c in cited), key=_WORST.__getitem__, default="unknown")
@@ -180,7 +193,7 @@ class Judge:
         if source is None:
             if not base:
                 return None if not cite.fingerprint else {**result, "state": "gone"}
-            if git(repo, "cat-file", "-e", f"{base}:{cite.path}") is None:
+            if git(repo, "cat-file", "-e", "--end-of-options", f"{base}:{cite.path}") is None:
                 return None  # never in the repository: a word that looked like a path
             moved_to = self._renamed(base).get(cite.path)
             result.update(state="moved" if moved_to else "gone", moved_to=moved_to)
@@ -190,7 +203,7 @@ class Judge:
         if cite.fingerprint:
             then = cite.fingerprint
         elif base:
-            old = git(repo, "show", f"{base}:{cite.path}")
+            old = git(repo, "show", "--end-of-options", f"{base}:{cite.path}")
             old_lines = cited_lines(old, cite.symbol) if old is not None else None
             if old_lines is None:
                 return None if old is None or not cite.symbol else result  # not there then: nothing to compare
@@ -204,7 +217,7 @@ class Judge:
 
     def _renamed(self, base: str) -> dict[str, str]:
         if base not in self._renames:
-            out = git(self.repo, "diff", "-M", "--name-status", base, "--") or ""  # type: ignore[arg-type]
+            out = git(self.repo, "diff", "-M", "--name-status", "--end-of-options", base, "--") or ""  # type: ignore[arg-type]
             self._renames[base] = {parts[1]: parts[2] for parts in (line.split("\t") for line in out.splitlines())
                                    if len(parts) == 3 and parts[0].startswith("R")}
         return self._renames[base]
@@ -224,7 +237,7 @@ class Judge:
             fields = head.split("\x1f")
             if len(fields) == 3:
                 commits.append((fields[0], fields[1], fields[2], set(names.split())))
-        since = {base: set((git(repo, "rev-list", f"{base}..HEAD") or "").split())  # type: ignore[arg-type]
+        since = {base: set((git(repo, "rev-list", "--end-of-options", f"{base}..HEAD") or "").split())  # type: ignore[arg-type]
                  for base in {base for _, base, _ in pending if base}}
         for result, base, path in pending:
             touching = [c for c in commits if path in c[3]]

@@ -191,7 +191,7 @@ def quick_check(repo: "Path", cites: str) -> str:
         if not cite.fingerprint:
             continue
         try:
-            source = fsutil.read_text(repo / cite.path, errors="replace")
+            source = fsutil.read_text(repo / cite.path, root=repo, errors="replace")  # never outside it
         except (OSError, ValueError):
             changed.append(f"{cite.path} gone or moved")
             continue
