@@ -237,3 +237,21 @@ def test_an_opencode_database_is_every_top_level_session_in_it(tmp_path: Path) -
     first, second = transcript.turns  # the child session's prompt was the parent agent's
     assert first.prompt == "update the readme" and first.commands() == ["npm test"] and first.errors()
     assert second.prompt == "The user ran: ls"  # a command the person ran themselves is their turn
+
+
+def test_the_transcript_command_reads_an_imported_gemini_chat_by_its_anchor(tmp_path: Path, memory_root: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdown.config import load_config
+    from memdown.services.drilldown import transcript_view
+    from memdown.services.importer import import_transcripts, survey
+
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
+    project = memory_root.parent
+    chat = gemini_chat(tmp_path / "g" / ".gemini" / "tmp" / hashlib.sha256(str(project).encode()).hexdigest())
+    import_transcripts(memory_root, survey([], cwd=project, root=memory_root), config=load_config(memory_root),
+                       index=False)
+    shown = transcript_view(memory_root, str(chat), "last")
+    assert "why does the upload retry fail" in shown and "pytest -q" in shown
+    copy = _write(tmp_path / "elsewhere" / chat.name, chat.read_text())  # not the client's, not recorded
+    with pytest.raises(Exception, match="outside"):
+        transcript_view(memory_root, str(copy))

@@ -85,12 +85,13 @@ def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: 
 
 
 def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: bool) -> Any:
-    from ..clients import parse_log
+    from ..clients import CLAUDE_CODE, client_of, parse_log
     from ..transcript.layout import require_transcript
     from ..transcript.parser import last_turn, locate_turn
     from ..transcript.render import format_turn_list, list_turns_json, render_turns, render_turns_json
 
-    parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root), _repository(root)))
+    parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root), _repository(root),
+                                          other_client=lambda path: client_of(path) != CLAUDE_CODE))
     if turn_ref is None:
         return list_turns_json(parsed) if as_json else format_turn_list(parsed)
     if turn_ref.strip().lower() == "last":

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -227,7 +227,8 @@ def resolve_portable(text: str) -> Path:
     return Path(str(text).strip()).expanduser()
 
 
-def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: Iterable[Path] = ()) -> Path:
+def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: Iterable[Path] = (),
+                       other_client: Callable[[Path], bool] | None = None) -> Path:
     """``path`` when memdown may read it as a transcript; NotATranscriptError (one line) otherwise.
 
     Allowed: a regular ``.jsonl``/``.jsonl.gz`` file under ``claude_home()/projects``, the
@@ -235,7 +236,9 @@ def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: It
     content reads as a Claude Code transcript, unless it lies inside ``repository`` (the project's
     folders): a file the repository holds is whatever its last committer made it (a gzip bomb, a
     forged session), and an anchor naming it comes from a commit too. Symlinks and ``..`` are
-    resolved first.
+    resolved first. ``other_client`` (the caller's content test, ``memdown.clients`` sits above this
+    layer) admits another agent's session log by what it holds, whatever its suffix: under that
+    client's own folders (``paths.agent_homes``) or recorded, never inside the repository.
     """
     shown = portable_path(Path(path))
     hint = "memdown reads Claude Code transcripts under ~/.claude/projects, its archive, or sessions in this memory"
@@ -244,11 +247,13 @@ def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: It
         mode = os.stat(real).st_mode
     except (OSError, RuntimeError):
         raise NotATranscriptError(f"{shown} cannot be read", hint=hint) from None
-    if not stat.S_ISREG(mode) or not real.name.endswith(SUFFIXES):
+    theirs = stat.S_ISREG(mode) and other_client is not None and other_client(real)
+    if not stat.S_ISREG(mode) or not (real.name.endswith(SUFFIXES) or theirs):
         raise NotATranscriptError(f"{shown} is not a Claude Code transcript (.jsonl)", hint=hint)
     codex = paths.codex_home()  # Codex CLI's rollouts (memdown.clients reads them)
+    homes = tuple(paths.agent_homes().values()) if theirs else ()
     if any(_under(real, root) for root in (paths.claude_home() / "projects", paths.transcript_archive_dir(),
-                                           codex / "sessions", codex / "archived_sessions")):
+                                           codex / "sessions", codex / "archived_sessions", *homes)):
         return real
     inside = next((folder for folder in repository if _under(real, Path(folder))), None)
     if inside is not None:
@@ -259,6 +264,6 @@ def require_transcript(path: Path, recorded: Iterable[Path] = (), repository: It
             same = Path(item).expanduser().resolve() == real
         except (OSError, RuntimeError):
             continue
-        if same and looks_like_transcript(real):
+        if same and (theirs or looks_like_transcript(real)):
             return real
     raise NotATranscriptError(f"{shown} is outside the transcripts memdown reads", hint=hint)
