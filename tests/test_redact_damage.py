@@ -34,6 +34,7 @@ KEPT = [
     "Mot de passe SMTP.",
     "unzip capture-2024-05-01T10-22-31Z.zip && tshark -r trace_9f8a7b6c5d4e3f2a1b0c.pcapng",
     "pdflatex thesis_chapter3_v2_final.tex",
+    "    throw new \x1b[0m\x1b[39;1mNoSuchElementException\x1b[0m\x1b[35;1m(\x1b[0m",
 ]
 
 

@@ -48,6 +48,7 @@ __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secret
 _RULES: list[Rule] = (BLOCK_RULES + TOKEN_RULES + CONTEXT_RULES + NEXT_LINE_RULES + GENERAL_RULES + IDIOM_RULES
                       + FORMAT_RULES + ENTROPY_RULES)
 _JOINED_RULES: list[Rule] = TOKEN_RULES
+_CERTAIN = len(BLOCK_RULES) + len(TOKEN_RULES)  # rules before this priority find vendor formats and key blocks
 _use_maintained = False
 
 
@@ -112,7 +113,8 @@ def find_secrets(text: str) -> list[Span]:
         extra += maintained.find(text)
     found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
               for i, (kind, start, end) in enumerate(extra)]
-    found = [f for f in found if not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 2])]
+    # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
+    found = [f for f in found if f[1] < _CERTAIN or not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 2])]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]

@@ -36,6 +36,7 @@ MAX_BLOB = 300  # longer runs are data (images, archives), not credentials
 
 
 _SEPARATORS = re.compile(r"[-/_.+=]+")
+_ANSI_REST = re.compile(r"^\d{1,3}m(?=[A-Za-z])")
 _HEXISH = re.compile(r"^(?:[0-9a-f]{6,}|[A-Z0-9]+|\d+)$")  # uuid parts, SHAs, numbers, part numbers (2DE2402IX)
 
 
@@ -48,6 +49,7 @@ def written_by_a_person(token: str) -> bool:
     Counting letter runs as words let random keys pass (``Lkofd``, ``Ytat`` are "words"): a random
     piece fails ``name_like`` on its digits inside words or its short humps, however many of its
     letter runs look like words."""
+    token = _ANSI_REST.sub("", token)  # "\x1b[39;1mNoSuchElementException": a colour code's tail
     pieces = [p for p in _SEPARATORS.split(token) if p]
     if not pieces:
         return False

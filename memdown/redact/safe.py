@@ -19,7 +19,7 @@ _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
 _PIECES = re.compile(r"[/\-_.:{}]+")
 _DOTTED = re.compile(r"^[a-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$")
 _NAME = re.compile(r"^-?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
-_TYPE = re.compile(r"^[A-Z][A-Za-z0-9_]*(?:<[A-Za-z0-9_, ]*>)?\??$")
+_TYPE = re.compile(r"^[A-Z][a-z][A-Za-z0-9_]*(?:<[A-Za-z0-9_, ]*>)?\??$")
 _GENERIC_KINDS = frozenset({"high_entropy", "prefixed_token", "url_path_secret", "truncated"})
 
 
