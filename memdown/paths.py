@@ -277,6 +277,13 @@ def ledger_file() -> Path:
     return memdown_home() / "ledger.json"
 
 
+def imported_sources_file() -> Path:
+    """Transcript files ``memdown import`` recorded on this machine (resolved paths, one a line): the only
+    files outside the clients' folders and the archive that ``memdown transcript`` opens (an anchor
+    naming a file is repository data; never in the repository)."""
+    return memdown_home() / "imported-sources.txt"
+
+
 def approvals_file() -> Path:
     """Promotions approved on this machine (never in the repository: its memory is untrusted)."""
     return memdown_home() / "approvals.jsonl"

@@ -13,6 +13,21 @@ from .. import fsutil, paths
 from ..errors import NotFoundError
 
 
+def note_imported(path: Path) -> None:
+    """Remember, on this machine (``paths.imported_sources_file``), that ``path`` was recorded by an import."""
+    real = str(Path(path).expanduser().resolve())
+    if "\n" in real or real in _imported_here():
+        return
+    fsutil.locked_append(paths.imported_sources_file(), real + "\n")
+
+
+def _imported_here() -> set[str]:
+    try:
+        return set(fsutil.read_text(paths.imported_sources_file(), errors="replace").splitlines())
+    except OSError:
+        return set()
+
+
 def recorded_transcripts(root: Path) -> Iterator[Path]:
     """Transcript paths named by this memory's anchors (read lazily, only when needed)."""
     for _session, path in _recorded(root):
@@ -20,10 +35,14 @@ def recorded_transcripts(root: Path) -> Iterator[Path]:
 
 
 def _recorded(root: Path) -> Iterator[tuple[str, Path]]:
-    """(session, transcript path) of every anchor in this memory's daily logs."""
+    """(session, transcript path) of every anchor in this memory's daily logs whose file an import on this
+    machine recorded: a committed anchor may name any file (grant by identity, not by name)."""
     from ..store.anchors import ANCHOR_RE, anchor_unescape, parse_anchor
     from ..transcript.archive import resolve_portable
 
+    here = _imported_here()
+    if not here:
+        return
     for day in paths.daily_files(root):
         try:
             text = fsutil.read_text(day, errors="replace")
@@ -32,7 +51,13 @@ def _recorded(root: Path) -> Iterator[tuple[str, Path]]:
         for match in ANCHOR_RE.finditer(text):
             anchor = parse_anchor(match.group(0))
             if anchor is not None and anchor.transcript:
-                yield anchor.session, resolve_portable(anchor_unescape(anchor.transcript))
+                path = resolve_portable(anchor_unescape(anchor.transcript))
+                try:
+                    known = str(path.expanduser().resolve()) in here
+                except (OSError, RuntimeError):
+                    continue
+                if known:
+                    yield anchor.session, path
 
 
 def _locate(root: Path, ref: str) -> Path:

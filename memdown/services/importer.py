@@ -154,6 +154,7 @@ def _import_one(root: Path, path: Path, settings: Config, use_claude: bool, now:
                 report: ImportReport) -> None:
     """One transcript into ``report``: imported, already imported, or skipped with its reason."""
     from .capture import record_session
+    from .drilldown import note_imported
     from .signal_mining import mine_session
 
     session = session_of(path)
@@ -170,6 +171,7 @@ def _import_one(root: Path, path: Path, settings: Config, use_claude: bool, now:
     if captured.skipped_session or not captured.prompts:
         report.skip(path, OPTED_OUT if captured.skipped_session else NO_PROMPTS)
         return
+    note_imported(path)  # memdown transcript may open it by this memory's anchors (drilldown)
     report.files += 1
     report.sessions += 1
     if captured.turns > captured.copied:
