@@ -49,3 +49,28 @@ def test_real_failures_and_corrections_are_still_proposed(memory_root):
         input="Bash: pytest", fix="Bash `pip install -e .`")
     add(memory_root, "correction", "no, use pnpm not npm", "s1")
     assert len(texts(memory_root)) == 2
+
+
+def test_one_session_observations_are_held_not_proposed(memory_root):
+    """Issue 30: the first screen of real projects was failure recipes, "this worked" notes and edit streaks."""
+    add(memory_root, "repeated_failure", "Exit code 1", "s1", tool="Bash", input="Bash: npm test")
+    add(memory_root, "failure", "Exit code 1 (eval):1: no matches found: ~/Downloads/*.json", "s1", tool="Bash",
+        input="Bash: ls ~/Downloads/*.json", fix="Bash `ls ~/Downloads/ 2>/dev/null | head -30`")
+    add(memory_root, "failure", "Request failed with status code 404", "s1", tool="WebFetch",
+        input="WebFetch: https://example.com/a", fix="WebFetch: https://example.com/b")
+    add(memory_root, "failure", "fatal: unable to access 'https://github.com/x/y.git/'", "s1", tool="Bash",
+        input="Bash: git push origin main", fix="Bash `git push origin main`")
+    add(memory_root, "positive", "great, that works", "s1")
+    review_ = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert review_.candidates == [] and review_.held == 5
+
+
+def test_a_failure_fixed_by_a_project_step_or_an_observation_seen_twice_is_still_proposed(memory_root):
+    add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", "s1", tool="Bash",
+        input="Bash: pytest", fix="Bash `pip install -e .`")
+    for session in ("s1", "s2"):  # another URL working is no rule, however often
+        add(memory_root, "failure", "Request failed with status code 404", session, tool="WebFetch",
+            input="WebFetch: https://example.com/a", fix="WebFetch: https://example.com/b")
+        add(memory_root, "search_thrash", "4 empty searches before: Grep: NEED in web", session,
+            found_with="Grep: NEED in web")
+    assert [t.split()[0] for t in texts(memory_root)] in (["When", "Document"], ["Document", "When"])

@@ -137,6 +137,8 @@ def test_revert_signal_proposes_removing_the_learning(memory_root):
 def test_other_targets_improvements_reflexion_global(memory_root):
     thrash = add(memory_root, "4 empty searches before: Grep: NEED in web", "search_thrash",
                  found_with="Grep: NEED in web")
+    add(memory_root, "4 empty searches before: Grep: NEED in web", "search_thrash", session="s2",
+        found_with="Grep: NEED in web")  # one session is an observation (candidates.one_off); two make it a candidate
     fail = add(memory_root, "ModuleNotFoundError: No module named 'memdown'", "failure", tool="Bash",
                input="Bash `pytest -q`", fix="Bash `python -m pytest -q`")
     pref = add(memory_root, "don't ask me for confirmation, just do it", "convention")

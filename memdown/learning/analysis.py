@@ -134,8 +134,9 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
     promoted = [item for item in ctx["learnings"] if item.status == "promoted"]
     for members in C.group(remaining, threshold):
         cand = C.build(members, consolidated)
-        if cand.kind == "rule" and cand.action == "promote" and not C.proposable_rule(cand.type, cand.text):
-            review.held += len(members)  # evidence, not a rule a person would write (C.proposable_rule)
+        if cand.kind == "rule" and cand.action == "promote" and not C.proposable_rule(cand.type, cand.text) \
+                or C.one_off(members):
+            review.held += len(members)  # evidence, not a rule a person would write (C.proposable_rule, C.one_off)
             continue
         review.candidates.append(cand)
     _flag_conflicts(review.candidates, promoted, ctx["claude"])

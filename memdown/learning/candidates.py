@@ -185,6 +185,45 @@ def proposable(members: list[Signal]) -> bool:
     return len(sessions) >= 2 and any(_project_fact(s) for s in members)
 
 
+# What a reviewer reads as a one-off observation rather than a rule: a tool failure and what got past it,
+# an edit streak, a search that found its target late, "this approach worked". Seen in one session it is
+# evidence; it reaches the queue when it recurs in another session. A failure reaches it only when its fix is
+# a project step (without one the proposal is generic advice, "check the cause before retrying", or
+# "another URL works"), however often it recurs.
+ONE_OFF_TYPES = FAILURE_TYPES + ("multi_edit", "search_thrash", "positive")
+
+
+_LOOKING = frozenset("ls cat find grep rg head tail echo pwd cd which du df stat wc sed awk command type file tree "
+                     "printf env dir get-childitem get-content select-string test true sleep".split())
+_FIX_COMMAND = re.compile(r"^Bash `([^`]+)`")
+_FAILED_BASH = re.compile(r"^\s*Bash\b[:\s]*")
+
+
+def _program(command: str) -> str:
+    words = [w for w in command.split() if "=" not in w and w not in ("sudo", "command", "env")]
+    return words[0].rsplit("/", 1)[-1].lower() if words else ""
+
+
+def project_step(sig: Signal) -> bool:
+    """A failure's fix that is a project step (install, build, a tool of its own), not looking around
+    (ls, cat, find…), retrying the same program or another call of a tool (WebFetch, Edit, Read)."""
+    match = _FIX_COMMAND.match(sig.extra.get("fix", ""))
+    if not match or destructive_of(sig):
+        return False
+    program = _program(match.group(1))
+    failed = _program(_FAILED_BASH.sub("", str(sig.extra.get("input", ""))).replace("`", " "))
+    return bool(program) and program not in _LOOKING and program != failed
+
+
+def one_off(members: list[Signal]) -> str:
+    """Why a group is an observation to hold as evidence rather than a candidate, or ''."""
+    if not all(s.type in ONE_OFF_TYPES for s in members):
+        return ""
+    if all(s.type in FAILURE_TYPES for s in members):
+        return "" if any(project_step(s) for s in members) else "a failure without a project step to repeat"
+    return "" if len({s.session or s.id for s in members}) >= 2 else "seen in one session"
+
+
 # Words that name nothing a rule could be about: "I don't like any approach." says no more than "no".
 _VAGUE = frozenset({"it", "them", "that", "this", "these", "those", "one", "ones", "thing", "things", "stuff", "same",
                     "way", "approach", "approaches", "option", "options", "any", "all", "some", "something",
