@@ -109,6 +109,22 @@ def transcript_view(root: Path, ref: str, turn_ref: str | None = None, context: 
     return redact_structure(shown) if as_json else redact(shown)
 
 
+def _without_forgotten(root: Path, parsed: Any) -> Any:
+    """The transcript without the turns (or the session) a person told memdown to forget: the client's own
+    file still holds them, and memdown never shows a forgotten turn again (store/forgetting.py)."""
+    import dataclasses
+
+    from ..store import forgetting
+
+    forgotten = forgetting.load(root)
+    if not forgotten:
+        return parsed
+    if parsed.session_id in forgotten.sessions:
+        raise NotFoundError(f"session {parsed.session_id} was forgotten (memdown forget)")
+    kept = [turn for turn in parsed.turns if turn.uuid not in forgotten.turns]
+    return parsed if len(kept) == len(parsed.turns) else dataclasses.replace(parsed, turns=kept)
+
+
 def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: bool) -> Any:
     from ..clients import CLAUDE_CODE, client_of, parse_log
     from ..transcript.layout import require_transcript
@@ -117,6 +133,7 @@ def _view(root: Path, ref: str, turn_ref: str | None, context: int, as_json: boo
 
     parsed = parse_log(require_transcript(_locate(root, ref), recorded_transcripts(root), _repository(root),
                                           other_client=lambda path: client_of(path) != CLAUDE_CODE))
+    parsed = _without_forgotten(root, parsed)
     if turn_ref is None:
         return list_turns_json(parsed) if as_json else format_turn_list(parsed)
     if turn_ref.strip().lower() == "last":
