@@ -69,7 +69,8 @@ def test_a_gemini_jsonl_chat_folds_updates_by_id_and_applies_set(tmp_path: Path)
     assert turn.prompt == "push it" and turn.commands() == ["git push"] and turn.assistant_texts == ["I will check."]
 
 
-def test_copilot_events_take_user_messages_not_client_nudges(tmp_path: Path) -> None:
+def copilot_log(tmp_path: Path) -> Path:
+    """A Copilot CLI 1.0.x events.jsonl: one typed prompt, a failing command, one empty client nudge."""
     def event(kind: str, data: dict, n: int) -> str:
         return json.dumps({"type": kind, "data": data, "id": f"e{n}", "timestamp": f"2026-04-04T01:13:{n:02d}Z"})
     lines = [event("session.start", {"sessionId": "a159", "copilotVersion": "1.0.14",
@@ -81,6 +82,11 @@ def test_copilot_events_take_user_messages_not_client_nudges(tmp_path: Path) -> 
                                                "result": {"content": "make: *** Error 2"}}, 4),
              event("user.message", {"content": "", "transformedContent": "You have not yet marked the task"}, 5)]
     path = _write(tmp_path / "a159" / "events.jsonl", "\n".join(lines) + "\n")
+    return path
+
+
+def test_copilot_events_take_user_messages_not_client_nudges(tmp_path: Path) -> None:
+    path = copilot_log(tmp_path)
     transcript = parse_log(path)
     assert (transcript.agent, transcript.session_id, transcript.cwd, transcript.version) == (
         "copilot", "a159", "/work/proj", "1.0.14")
@@ -126,29 +132,26 @@ def _expected(shared_agents: Path, client: str) -> dict[str, tuple[int, str]]:
     return {m[1]: (int(m[2]), m[3]) for m in re.finditer(rf"^\| {client} \| (\S+) \| (\d+) \| (\S+)", table, re.M)}
 
 
-def _client_nudges(path: Path) -> int:
-    """Copilot ``user.message`` events with no typed content (the client's own "keep working" nudges)."""
-    if path.suffix != ".jsonl":
-        return 0
-    events = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-    return sum(1 for e in events if e.get("type") == "user.message" and not (e["data"].get("content") or "").strip())
-
-
 @pytest.mark.shared
 @pytest.mark.parametrize("client", CLIENTS)
 def test_every_real_log_parses_to_its_typed_prompt_count(shared_agents: Path, client: str) -> None:
-    """README.md counts each file's typed prompts; the reader finds exactly that many turns. Copilot's count
-    includes the client's empty "keep working" nudges (4 in the sample), which are not a person's prompts."""
+    """README.md counts each file's typed prompts; the reader finds exactly that many turns, or names the
+    ones it leaves out: Copilot's empty "keep working" nudges (4, not a person's prompts) and the prompts of
+    Gemini's logs.json whose session's chat file is beside it (99: recorded from the chat, with answers)."""
+    from memdown.clients.copilot import NUDGE
+    from memdown.clients.gemini import IN_A_CHAT
+
     expected = _expected(shared_agents, client)
     assert len(expected) >= 7
-    nudges = 0
+    left_out: dict[str, int] = {}
     for rel, (count, _shape) in expected.items():
         path = shared_agents / client / rel
         assert client_of(path) == client, rel
-        skipped = _client_nudges(path) if client == "copilot" else 0
-        nudges += skipped
-        assert len(parse_log(path).turns) == count - skipped, rel
-    assert nudges == (4 if client == "copilot" else 0)
+        parsed = parse_log(path)
+        for reason, n in parsed.left_out.items():
+            left_out[reason] = left_out.get(reason, 0) + n
+        assert len(parsed.turns) + sum(parsed.left_out.values()) == count, rel
+    assert left_out == {"copilot": {NUDGE: 4}, "gemini": {IN_A_CHAT: 99}}.get(client, {})
 
 
 @pytest.mark.shared
@@ -255,3 +258,13 @@ def test_the_transcript_command_reads_an_imported_gemini_chat_by_its_anchor(tmp_
     copy = _write(tmp_path / "elsewhere" / chat.name, chat.read_text())  # not the client's, not recorded
     with pytest.raises(Exception, match="outside"):
         transcript_view(memory_root, str(copy))
+
+
+def test_the_import_report_names_the_prompts_a_reader_left_out(tmp_path: Path, memory_root: Path) -> None:
+    from memdown.clients.copilot import NUDGE
+    from memdown.config import load_config
+    from memdown.services.importer import import_transcripts, survey
+
+    found = survey([copilot_log(tmp_path)], cwd=memory_root.parent, root=memory_root)
+    report = import_transcripts(memory_root, found, config=load_config(memory_root), index=False)
+    assert (report.turns, report.left_out) == (1, {NUDGE: 1})

@@ -104,6 +104,8 @@ def _reasons(report) -> None:
         held[item["reason"]] = held.get(item["reason"], 0) + 1
     for reason, count in held.items():
         click.echo(f"held back the last turn of {count} session(s): {reason}")
+    for reason, count in getattr(report, "left_out", {}).items():
+        click.echo(f"left out {count} prompt(s): {reason}")
 
 
 COMMANDS = (import_cmd,)

@@ -20,6 +20,7 @@ from ..transcript.model import Transcript
 from .common import Turns, json_lines, load_document, text_of, tool_call, transcript
 
 AGENT = "copilot"
+NUDGE = "user.message with no typed content (the client's own 'keep working' nudge)"
 _APPENDED = re.compile(r"\s*<(current_datetime|reminder)>.*?</\1>\s*", re.S)
 
 
@@ -53,8 +54,7 @@ def parse_events(path: Path, *, start_offset: int = 0) -> Transcript:
             meta["version"] = meta["version"] or str(data.get("copilotVersion") or "")
             meta["cwd"] = meta["cwd"] or str(context.get("cwd") or "")
         elif kind == "user.message" and not text_of(data.get("content")).strip():
-            skipped["client-written message (no typed content)"] = skipped.get(
-                "client-written message (no typed content)", 0) + 1
+            skipped[NUDGE] = skipped.get(NUDGE, 0) + 1
         elif kind == "user.message":
             built.prompt(str(entry.get("id") or f"copilot-{len(built.turns)}"),
                          _typed(text_of(data.get("content"))), stamp)
@@ -74,8 +74,10 @@ def parse_events(path: Path, *, start_offset: int = 0) -> Transcript:
                                                       else str(error.get("message") or ""))
             built.result(str(data.get("toolCallId") or ""), text, data.get("success") is False)
     session = meta["session"] or (path.parent.name if path.name == "events.jsonl" else path.stem)
-    return transcript(path, AGENT, built, session=session, cwd=meta["cwd"], version=meta["version"],
-                      bad_lines=bad, start_offset=start_offset)
+    parsed = transcript(path, AGENT, built, session=session, cwd=meta["cwd"], version=meta["version"],
+                        bad_lines=bad, start_offset=start_offset)
+    parsed.left_out.update(skipped)
+    return parsed
 
 
 def parse_history(path: Path, document: Any = None, *, start_offset: int = 0) -> Transcript:

@@ -8,7 +8,9 @@ Three shapes (../shared/agents/FORMATS.md):
 - chat-jsonl (2026): a header line, then message records; a record whose ``id`` was seen is an update of
   that message, and ``{"$set": {…}}`` lines patch the header (or replace ``messages`` whole).
 - logs.json: every prompt typed in the project across sessions ``[{sessionId, messageId, type, message}]``:
-  prompts only, no replies. One file, many sessions: each turn keeps its own session in its uuid.
+  prompts only, no replies. One file, many sessions: each turn keeps its own session in its uuid; the
+  prompts of a session whose chat file is in ``chats/`` beside it are left out (counted in
+  ``Transcript.left_out``): the chat holds them with their answers.
 The cwd is not in a chat file: it is the project folder's ``.project_root`` when the client wrote one.
 """
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .common import Turns, json_lines, load_document, text_of, tool_call, transc
 
 AGENT = "gemini"
 _INJECTED = ("<session_context>",)
+IN_A_CHAT = "prompt of a session whose chat file is beside logs.json (recorded from the chat, with its answer)"
 
 
 def is_chat(document: Any) -> bool:
@@ -122,9 +125,30 @@ def parse_prompt_log(path: Path, document: Any = None, *, start_offset: int = 0)
     path = Path(path)
     document = load_document(path) if document is None else document
     built = Turns()
+    chats = chat_sessions(path.parent / "chats")
+    left_out = 0
     for entry in document if isinstance(document, list) else []:
         if isinstance(entry, dict) and entry.get("type") == "user":
+            if str(entry.get("sessionId")) in chats:
+                left_out += 1
+                continue
             uuid = f"{entry.get('sessionId')}-{entry.get('messageId')}"
             built.prompt(uuid, _prompt_text({"content": entry.get("message")}), str(entry.get("timestamp") or ""))
     session = f"gemini-logs-{path.parent.name[:16]}"
-    return transcript(path, AGENT, built, session=session, cwd=_project_root(path), start_offset=start_offset)
+    parsed = transcript(path, AGENT, built, session=session, cwd=_project_root(path), start_offset=start_offset)
+    if left_out:
+        parsed.left_out[IN_A_CHAT] = left_out
+    return parsed
+
+
+def chat_sessions(folder: Path) -> set[str]:
+    """The session ids of the chat files in ``folder`` (read from each file, not its name)."""
+    found: set[str] = set()
+    for chat in sorted(folder.glob("session-*.json*")) if folder.is_dir() else []:
+        document = load_document(chat)
+        if not is_chat(document):
+            entries, _bad = json_lines(chat)
+            document = entries[0] if entries else None
+        if isinstance(document, dict) and document.get("sessionId"):
+            found.add(str(document["sessionId"]))
+    return found

@@ -54,6 +54,7 @@ class CaptureReport:
     turns: int = 0            # turns not recorded before this run (copies included)
     prompts: int = 0          # turns in the transcript (recorded or not)
     held_back: int = 0        # the last turn, left for the session's own Stop (``include_last_turn=False``)
+    left_out: dict[str, int] = field(default_factory=dict)  # prompts the client's reader left out, by reason
 
 
 def _load_state(path: Path) -> dict:
@@ -129,10 +130,10 @@ def record_session(
         if _opted_out(transcript, state, state_path):
             report.skipped_session = True
             return report
-        done = set(state.get("done", []))
-        known = recorded_turns.load(root)
+        done, known = set(state.get("done", [])), recorded_turns.load(root)
         turns, copies = _new_turns(transcript, done, known, session_id, forgetting.load(root))
         report.turns, report.copied, report.prompts = len(turns) + len(copies), len(copies), len(transcript.turns)
+        report.left_out.update(transcript.left_out)
         done.update(t.uuid for t in copies)
         if turns and not include_last_turn and transcript.turns and turns[-1] is transcript.turns[-1]:
             turns, report.held_back = turns[:-1], 1  # may still be in progress (auto-compaction mid-turn)

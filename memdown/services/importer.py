@@ -63,6 +63,7 @@ class ImportReport:
     indexed_files: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    left_out: dict[str, int] = field(default_factory=dict)  # prompts a client's reader left out, by reason
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -184,6 +185,8 @@ def _import_one(root: Path, path: Path, settings: Config, use_claude: bool, now:
             "reason": f"possibly live (written {int(age or 0) // 60} min ago): its last turn waits for the "
                       "session's Stop or the next import"})
     report.turns += captured.turns
+    for reason, count in captured.left_out.items():
+        report.left_out[reason] = report.left_out.get(reason, 0) + count
     report.entries += captured.written
     report.skipped += captured.duplicates + captured.copied + captured.client_only
     report.model_calls += captured.methods.get("claude", 0)

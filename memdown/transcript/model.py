@@ -100,3 +100,5 @@ class Transcript:
     preamble: Turn | None = field(default=None, repr=False)
     # Which client wrote the log: "" for Claude Code (its headings stay unlabelled), else e.g. "codex".
     agent: str = ""
+    # Prompts a reader left out, by reason (another client's log: e.g. a prompt its chat file also holds).
+    left_out: dict[str, int] = field(default_factory=dict)
