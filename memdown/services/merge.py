@@ -16,7 +16,9 @@ whole entries instead:
   on both sides differently, it is a real conflict and is marked as one.
 
 Nothing is dropped: every unit of either side is in the result, or was
-deleted on one side and left untouched on the other.
+deleted on one side and left untouched on the other; and such a deleted entry
+stays deleted (a person's deletion, a revert, ``memdown forget``'s tombstone),
+also where ``--union`` kept both sides of a hunk the other side appended to.
 """
 from __future__ import annotations
 
@@ -102,6 +104,8 @@ def _settle(merged: list[str], base: list[str], ours: list[str], theirs: list[st
             continue
         placed.add(key)
         mine, other, old = ours_k.get(key), theirs_k.get(key), base_k.get(key)
+        if old is not None and (mine is None and other == old or other is None and mine == old):
+            continue  # deleted on one side, untouched on the other (--union kept both sides of the hunk)
         if mine is None or other is None or mine == other:
             out.append(unit if mine is None or other is None else mine)
         elif mine == old:
