@@ -92,13 +92,18 @@ def _settle(merged: list[str], base: list[str], ours: list[str], theirs: list[st
         return found
 
     base_k, ours_k, theirs_k = by_key(base), by_key(ours), by_key(theirs)
+    room = _unkeyed_room(base, ours, theirs)
     out: list[str] = []
     placed: set[str] = set()
     conflicted = False
     for unit in merged:
         key = unit_key(unit)
         if key is None:
-            out.append(unit)
+            if unit not in room:
+                out.append(unit)
+            elif room[unit] > 0:
+                out.append(unit)
+                room[unit] -= 1
             continue
         if key in placed:
             continue
@@ -116,6 +121,23 @@ def _settle(merged: list[str], base: list[str], ours: list[str], theirs: list[st
             conflicted = True
             out.append(f"<<<<<<< ours\n{mine}\n=======\n{other}\n>>>>>>> theirs")
     return "\n\n".join(out) + "\n", conflicted
+
+
+def _unkeyed_room(base: list[str], ours: list[str], theirs: list[str]) -> dict[str, int]:
+    """How often each unit without a key (a hand-written entry, a tombstone, a heading) may appear, where one
+    side deleted copies the base had and the other left their number as in the base: the deleting side's
+    number (--union would keep the other side's copies too). Units not limited are absent."""
+    from collections import Counter
+
+    counts = [Counter(u for u in side if unit_key(u) is None) for side in (base, ours, theirs)]
+    room = {}
+    for unit, was in counts[0].items():
+        now_ours, now_theirs = counts[1][unit], counts[2][unit]
+        if now_ours < was and now_theirs == was:
+            room[unit] = now_ours
+        elif now_theirs < was and now_ours == was:
+            room[unit] = now_theirs
+    return room
 
 
 def is_memory_file(merged_path: str | None, worktree: Path) -> bool:

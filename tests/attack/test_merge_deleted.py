@@ -47,3 +47,29 @@ def test_a_deleted_entry_the_other_side_changed_is_kept() -> None:
     changed = B.replace("GONE-B deploy key", "GONE-B deploy key, rotated monthly")
     merged, _ = merge_texts(HEAD + A + B, HEAD + A + TOMB, HEAD + A + changed + D)
     assert "rotated monthly" in merged and "delta" in merged  # nothing a person wrote is lost
+
+
+NOTE = "### 09:05\n- PERSONAL-NOTE typed by hand, no anchor\n\n"
+
+
+@pytest.mark.parametrize("deleter", ["ours", "theirs"])
+@pytest.mark.parametrize("where", ["last", "middle"])
+def test_a_hand_written_entry_deleted_stays_deleted(deleter: str, where: str) -> None:
+    base = HEAD + A + NOTE + (C if where == "middle" else "")
+    deleted = HEAD + A + (C if where == "middle" else "")
+    untouched = HEAD + A + NOTE + D + (C if where == "middle" else "")
+    ours, theirs = (deleted, untouched) if deleter == "ours" else (untouched, deleted)
+    merged, conflicted = merge_texts(base, ours, theirs)
+    assert "PERSONAL-NOTE" not in merged and "delta" in merged and "alpha" in merged and not conflicted, merged
+
+
+def test_hand_written_entries_added_on_both_sides_are_kept() -> None:
+    mine, theirs_note = NOTE.replace("PERSONAL", "MINE"), NOTE.replace("PERSONAL", "THEIRS")
+    merged, _ = merge_texts(HEAD + A, HEAD + A + mine, HEAD + A + theirs_note)
+    assert "MINE" in merged and "THEIRS" in merged and merged.count("## Session 09:00") == 1
+
+
+def test_repeated_unkeyed_units_are_all_kept() -> None:
+    sessions = "".join(f"## Session 09:00\n\n### 09:0{n}\n- note {n} by hand\n\n" for n in range(4))
+    merged, _ = merge_texts(HEAD, HEAD + sessions, HEAD)
+    assert merged.count("## Session 09:00") == 5 and all(f"note {n}" in merged for n in range(4))
