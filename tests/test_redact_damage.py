@@ -34,6 +34,10 @@ KEPT = [
     "Mot de passe SMTP.",
     "unzip capture-2024-05-01T10-22-31Z.zip && tshark -r trace_9f8a7b6c5d4e3f2a1b0c.pcapng",
     "pdflatex thesis_chapter3_v2_final.tex",
+    '    print("  PASS: bf16 dtype preservation")',
+    "  PASS: Per-block scaling works",
+    "   # pass_through_bwd=False: gradients above amax are zeroed",
+    '    rsync -a "$HOME/.claude/skills/" "$SYNC_DIR/.claude/skills/"',
     "    throw new \x1b[0m\x1b[39;1mNoSuchElementException\x1b[0m\x1b[35;1m(\x1b[0m",
 ]
 

@@ -192,6 +192,8 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         return None
     name, value = found
     key, sep = m.group("key"), m.group("sep")
+    if key in ("PASS", "Pass"):
+        return None  # a test result ("PASS: bf16 …") or a word in prose; names.name_says_secret agrees
     quote = {"sq": "'", "dq": '"'}.get(name)
     if quote and not m.group("kq") and text[m.start("key") - 1:m.start("key")] == quote:
         return None  # prompt='Password: ' -- the literal's closing quote is not a value's opening one

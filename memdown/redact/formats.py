@@ -111,7 +111,7 @@ _USERLIST = LazyPattern(r'^[ \t]*"[^"\n]{1,64}"[ \t]+"(?P<value>[^"\n]{6,300})"[
 
 def _userlist(m: re.Match[str], text: str) -> Span | None:
     value = m.group("value")
-    if " " in value or not credential_like(value, strong=True):
+    if " " in value or "/" in value or value.startswith("$") or not credential_like(value, strong=True):
         return None
     return ("password", m.start("value"), m.end("value"))
 

@@ -64,10 +64,12 @@ def name_says_secret(name: str) -> str | None:
         return None
     if parts[-1] == "key" and len(parts) > 1 and parts[-2] in _ID_KEY_QUALIFIERS:
         return None
+    if name in ("PASS", "Pass"):
+        return None  # a test result ("PASS: bf16 …"), a word in prose; a config key is "pass"
     strength: str | None = None
-    for part in parts:
-        if part in _NOT_SECRET_WORDS:
-            continue
+    for i, part in enumerate(parts):
+        if part in _NOT_SECRET_WORDS or part == "pass" and i < len(parts) - 1:
+            continue  # pass_through_bwd, pass_rate: "pass" names a secret only at the end
         if part in _STRONG_PARTS or (len(part) > 3 and part.endswith(_STRONG_ENDINGS) and
                                      not part.endswith(("compass", "bypass", "surpass"))):
             return "strong"
