@@ -38,6 +38,7 @@ KEPT = [
     "  PASS: Per-block scaling works",
     "   # pass_through_bwd=False: gradients above amax are zeroed",
     '    rsync -a "$HOME/.claude/skills/" "$SYNC_DIR/.claude/skills/"',
+    "\t\t\t\t\trefresh_token: session.session!.refresh_token",
     "    throw new \x1b[0m\x1b[39;1mNoSuchElementException\x1b[0m\x1b[35;1m(\x1b[0m",
 ]
 

@@ -17,7 +17,7 @@ from .values import name_like
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
 _PIECES = re.compile(r"[/\-_.:{}]+")
-_DOTTED = re.compile(r"^[a-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$")
+_DOTTED = re.compile(r"^[a-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)+$")
 _NAME = re.compile(r"^-?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _TYPE = re.compile(r"^[A-Z][a-z][A-Za-z0-9_]*(?:<[A-Za-z0-9_, ]*>)?\??$")
 _GENERIC_KINDS = frozenset({"high_entropy", "prefixed_token", "url_path_secret", "truncated"})
@@ -34,7 +34,7 @@ def known_safe(kind: str, value: str, after: str) -> bool:
     if _TYPE.match(value) and name_like(value.rstrip("?")) and \
             (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",")):
         return True  # pass: String? = null, fun f(pass: String): a type annotation
-    if _DOTTED.match(value) and name_like(value.replace("?.", ".")):
+    if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")):
         return True  # auth.password, this.state.token: an attribute
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):
         return True  # **PASS: Functionality Validation**: a sentence goes on
