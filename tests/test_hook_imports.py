@@ -149,11 +149,11 @@ def project_with_memory(isolate_paths: Path, memory_root: Path) -> Path:
     return isolate_paths
 
 
-def imported_by_hook(event: str, payload: dict, project: Path) -> list[str]:
+def imported_by_hook(event: str, payload: dict, project: Path, **extra_env: str) -> list[str]:
     code = _RUN.format(repo=str(REPO), site=sysconfig.get_paths()["purelib"], event=event)
     stdin = json.dumps({"session_id": "s-imports", "transcript_path": str(project / "absent.jsonl"),
                         "cwd": str(project), "hook_event_name": event, **payload})
-    env = {**os.environ, "PATH": "/usr/bin:/bin"}  # no claude: a capture's worker writes extractively
+    env = {**os.environ, "PATH": "/usr/bin:/bin", **extra_env}  # no claude: a capture's worker writes extractively
     env["MEMDOWN_PLUGIN_HOOK"] = str(REPO / "hooks" / "memdown-hook")  # as the shim says: the Skill allow's whole path
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=stdin, capture_output=True, text=True,
                           cwd=project, env=env, timeout=120)
@@ -186,7 +186,9 @@ def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_wi
 
 def test_session_start_with_its_cache_warm_imports_no_parser_or_pattern_table(project_with_memory: Path) -> None:
     (project_with_memory / ".memdown" / "learnings.md").write_text("# Learnings\n")
-    imported_by_hook("SessionStart", PAYLOADS["SessionStart"], project_with_memory)  # fills state/reflect-cache.json
+    # Fills state/reflect-cache.json. Without its time budget (MEMDOWN_HOOK_SYNC): on a loaded machine the
+    # budget could end this first run before the cache is written, and the warm run below would then count.
+    imported_by_hook("SessionStart", PAYLOADS["SessionStart"], project_with_memory, MEMDOWN_HOOK_SYNC="1")
     modules = imported_by_hook("SessionStart", PAYLOADS["SessionStart"], project_with_memory)
     assert "memdown.services.session" in modules  # the brief was built
     assert _foreign(modules, ALLOWED["SessionStart-warm"]) == []
