@@ -118,6 +118,10 @@ def test_transcript_dir_chooses_whose_recorded_sessions_may_be_read(memory_root:
     paths.daily_file(other, "2026-11-21").write_text(
         f"# 2026-11-21\n\n## Session 10:00\n<!-- session:{b.session_id} turn:t1 transcript:{recorded} -->\n\n- x\n")
     assert md("transcript", str(recorded)).exit_code == 7  # the default memory never recorded it
+    from memdown.services.drilldown import note_imported
+
+    note_imported(recorded)  # an import on this machine recorded it (an anchor alone is repository data)
+    assert md("transcript", str(recorded)).exit_code == 7  # still not the default memory's
     shown = md("transcript", str(recorded), "--dir", str(other))
     assert shown.exit_code == 0 and "Fix the deploy" in shown.stdout
 

@@ -15,7 +15,7 @@ from memdown.config import load_config
 from memdown.services import memory as service_memory
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memdown"
-EDGE_PARTS = {"cli", "hooks", "daemon", "api.py", "entry.py", "__main__.py", "config.py"}
+EDGE_PARTS = {"cli", "hooks", "daemon", "api.py", "mcpserver.py", "entry.py", "__main__.py", "config.py"}
 # (module, function) below the edges allowed to load the config, each with its reason.
 ALLOWED = {
     ("live/lifecycle.py", "ensure_daemon"): "an old caller passing no config; SessionStart and queries pass theirs",

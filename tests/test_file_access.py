@@ -29,6 +29,15 @@ MODES = {"r", "rb", "w", "wb", "a", "ab", "r+", "rb+", "r+b", "w+", "wb+", "x", 
 
 # (module relative to memdown/, call) -> why it is not a memory file, or why another owner is right.
 ALLOWED: dict[tuple[str, str], str] = {
+    # The Skill allow's origin check runs on the hook's short path (os and json only, no pathlib): it reads the
+    # client's settings files and /proc/<pid>/cmdline, read-only; never a memory file.
+    ("hooks/skillorigin.py", "open"): "client settings files and /proc cmdline, read-only, on the hook path",
+    # OpenCode's SQLite database is read from a private copy (the client may hold it open and write its WAL).
+    ("clients/opencode.py", "shutil.copyfile"): "a private read copy of a client's SQLite database",
+    # A CLAUDE.md/AGENTS.md memdown created is committed and read by every clone: 0644, set after the CAS write.
+    ("learning/promote.py", "os.chmod"): "an instruction file memdown created, made readable to the team",
+    # forget --session: the archived session's subagent folder in MEMDOWN_HOME (link checked just before).
+    ("services/forget.py", "shutil.rmtree"): "a forgotten session's archive folder in MEMDOWN_HOME",
     # LanceDB owns the index folder's files; memdown only removes or replaces the folder as a whole, after
     # fsutil.make_dirs proved no link on the way (ChunkTable.reset / the snapshot swap).
     ("index/table.py", "shutil.rmtree"): "the LanceDB folder, replaced whole",

@@ -15,6 +15,8 @@ The cwd is not in a chat file: it is the project folder's ``.project_root`` when
 """
 from __future__ import annotations
 
+from .. import fsutil
+
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +100,7 @@ def _project_root(path: Path) -> str:
         marker = folder / ".project_root"
         try:
             if marker.is_file() and marker.stat().st_size < 4096:
-                return marker.read_text(encoding="utf-8", errors="replace").strip()
+                return fsutil.read_text(marker, errors="replace").strip()
         except OSError:
             continue
     return ""

@@ -232,6 +232,12 @@ def test_transcript_refuses_hostile_anchors(memory_root: Path, isolate_paths: Pa
         assert proc.returncode == 7, (target, proc.stdout, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
         assert "hunter2" not in proc.stdout + proc.stderr and "PRIVATE KEY" not in proc.stdout + proc.stderr
+    # An anchor alone is repository data: the file opens once an import on this machine recorded it
+    # (tests/attack/test_transcript_grant.py)
+    assert run_memdown("transcript", str(recorded)).returncode == 7
+    from memdown.services.drilldown import note_imported
+
+    note_imported(recorded)
     ok = run_memdown("transcript", str(recorded))
     assert ok.returncode == 0 and "Fix the deploy" in ok.stdout
     # the same transcript-shaped file, but not recorded anywhere: refused
