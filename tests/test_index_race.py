@@ -23,3 +23,14 @@ def test_a_search_after_another_writer_indexed_the_change_answers(memory_root: P
     monkeypatch.setattr(memory_module, "changed_sources", lambda root: ["memory/2026-11-20.md"])  # seen before it finished
     hits = searcher.search("session cache redis", mode="text")
     assert hits and "Redis" in hits[0].text
+
+
+def test_full_text_terms_of_a_long_separator_run_take_linear_time() -> None:
+    """A day with a long '-----' or 'ab:ab:…' line hung `memdown index` (the identifier pattern backtracked
+    cubically): the terms come from one linear scan."""
+    from memdown.index.textprep import fts_text, joined_identifiers
+
+    assert joined_identifiers("see a.b_c/d-e.ts and settings.local.json, x- y") == [
+        "abcdets", "abc", "dets", "settingslocaljson"]
+    for line in ("a" + "-" * 200_000, "a" * 200_000 + "-", "ab:" * 70_000):
+        fts_text("h", line)  # seconds per call before; a timeout-free test is the point: it returns

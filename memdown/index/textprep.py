@@ -38,7 +38,9 @@ FTS_OPTIONS: dict = {
 }
 FTS_VERSION = "v3"  # v2: dates in words; v3: CJK bigrams and joined identifiers (fts_extra)
 
-_IDENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:]*[_.\-/:][A-Za-z0-9_.\-/:]*[A-Za-z0-9]")
+# A maximal run of identifier characters; trailing separators are trimmed and a separator must remain
+# inside (one linear scan: the former single pattern backtracked cubically on long runs like "-----…")
+_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:]*")
 _SEPARATORS = re.compile(r"[_.\-/:]+")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
 MAX_JOINED = 40  # the tokenizer's max_token_length: longer joins would be dropped anyway
@@ -65,7 +67,10 @@ _date_words = lru_cache(maxsize=4096)(date_words)
 def joined_identifiers(text: str) -> list[str]:
     """Identifiers and paths with separators, letters joined (``a.b_c/d-e.ts`` → ``abcdets``, ``dets``)."""
     out: list[str] = []
-    for ident in _IDENT.findall(text):
+    for run in _RUN.findall(text):
+        ident = run.rstrip("_.-/:")
+        if not _SEPARATORS.search(ident):
+            continue
         pieces = [ident, *(seg for seg in ident.split("/") if _SEPARATORS.search(seg))] if "/" in ident else [ident]
         for piece in pieces:
             joined = _SEPARATORS.sub("", piece).lower()
