@@ -28,6 +28,8 @@ def _candidate_lines(cand: dict, n: int | None = None) -> list[str]:
     lines = [(f"{n}. " if n else "") + head, f"   {cand['text']}"]
     if cand.get("category"):
         lines[-1] += f"   [{cand['category'].lower()}]"
+    if cand.get("restated"):
+        lines.append(f"   restated in {cand['restated']} prompts: " + " · ".join(f'"{q}"' for q in cand["quotes"]))
     if cand.get("destructive"):
         lines.append(f"   ! the recorded fix is destructive ({cand['destructive']}): not proposed as a fix")
     for conflict in cand.get("conflicts", []):

@@ -23,6 +23,7 @@ from . import improvements, learnings, ledger, mistakes
 from . import promote as P
 
 AUTO = "auto: "
+RESTATED_FIRST = 3  # "a preference a user restated three times is shown at the top of the queue"
 
 
 @dataclass
@@ -42,9 +43,10 @@ class Review:
 
 
 def strength(cand: C.Candidate) -> tuple:
-    """Review order: the strongest first (confidence, then sessions and corroboration, then the newest)."""
+    """Review order: what the user restated 3+ times first (most restated first), then the strongest
+    (confidence, then sessions and corroboration, then the newest)."""
     newest = -int((cand.last_seen or "0").replace("-", "") or 0)
-    return (-cand.confidence, -cand.sessions, -cand.corroboration, newest, cand.id)
+    return (-(cand.restated if cand.restated >= RESTATED_FIRST else 0), -cand.confidence, -cand.sessions, -cand.corroboration, newest, cand.id)
 
 
 def seen_file(root: Path) -> Path:

@@ -66,6 +66,7 @@ class Candidate:
     learning_id: str = ""
     reflexion: dict = field(default_factory=dict)
     destructive: str = ""  # why the recorded fix is destructive (force push, rm -rf…): shown, never proposed as a fix
+    restated: int = 0  # prompts in which the user restated this instruction (signals.restated); its quotes are theirs
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -350,12 +351,28 @@ def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candi
                      last_seen=times[-1][:10] if times else "", target=target,
                      quotes=[one_line(s.text, 200) for s in members][:5], context=lead.context)
     cand.destructive = destructive_of(lead)
+    _as_restated(cand, members)
     if kind == "reflexion":
         cand.reflexion = {"tool": lead.extra.get("tool", ""), "mistake": lead.extra.get("input", ""),
                           "evidence": one_line(lead.text, 300),
                           "fix": "" if cand.destructive else lead.extra.get("fix", ""),
                           "rule": text, "tags": lead.tags}
     return cand
+
+
+def _as_restated(cand: Candidate, members: list[Signal]) -> None:
+    """A group holding an instruction the user restated: the user's own words (their language) are the
+    rule, the count and every wording are the evidence, and it is a preference of this user."""
+    from ..signals.restated import restated
+
+    count, quotes, sig = max(((*restated(s), s) for s in members), key=lambda t: t[0])
+    if count < 1:
+        return
+    text = rule_text(sig)
+    if text.endswith(".") and _CJK.search(text[-2:-1]):
+        text = text[:-1] + "。"   # the user's script, its own full stop
+    cand.restated, cand.quotes, cand.text = count, quotes[:8], text
+    cand.category, cand.confidence = "Preferences", 3
 
 
 def fingerprint_of(text: str) -> str:

@@ -77,8 +77,8 @@ def promote(root: Path, item_id: str, target: str | None = None, *, text: str | 
 
 def proposed_rule(root: Path, cand: C.Candidate, target: str, config: Config) -> str:
     """What promote writes unless ``--text`` says otherwise: a rule a person would write (``phrasing``)."""
-    if cand.kind != "rule" or target not in (*P.CLAUDE_TARGETS, "learnings"):
-        return cand.text
+    if cand.kind != "rule" or target not in (*P.CLAUDE_TARGETS, "learnings") or cand.restated:
+        return cand.text  # a restated instruction is written in the user's own words and language
     return phrasing.rule_for(root, cand.text, cand.context, config)
 
 

@@ -116,16 +116,37 @@ def _mine_file(path: Path, offset: int, last: dict, *, sidechain: bool, facts: l
     return found, transcript.end_offset, last, calls, [] if sidechain else _prompts(turns, previous)
 
 
-def _prompts(turns: list, previous) -> list[tuple[str, str, str]]:
-    """(uuid, prompt, the assistant's last text before it) for the optional classifier."""
+def _prompts(turns: list, previous) -> list[tuple[str, str, str, str]]:
+    """(uuid, prompt, the assistant's last text before it, when) for the optional classifier and repetition."""
     out = []
     said = previous.assistant_texts[-1] if previous is not None and previous.assistant_texts else ""
     for turn in turns:
         if turn.kind == "prompt":
-            out.append((turn.uuid, turn.prompt, said))
+            out.append((turn.uuid, turn.prompt, said, turn.timestamp or ""))
         if turn.assistant_texts:
             said = turn.assistant_texts[-1]
     return out
+
+
+def _queue_semantic(root: Path, session_id: str, transcript: str, prompts: list, config: Config) -> None:
+    if prompts:
+        from .semantic import available, queue_prompts
+
+        if available(config):
+            queue_prompts(root, session_id, transcript, [p[:3] for p in prompts])
+
+
+def _restated(root: Path, session_id: str, transcript: str, prompts: list[tuple[str, str, str, str]]) -> list[Signal]:
+    """Keep the new prompts' own words; what the user has now restated often enough becomes (or grows) a signal."""
+    from ..redact import should_skip
+    from . import restated
+
+    restated.record(root, [{"session": session_id, "turn": uuid, "seen": when, "transcript": transcript, "text": text}
+                           for uuid, text, _said, when in prompts if text and not should_skip(text)])
+    new, updates = restated.restated_signals(root)
+    if updates:
+        store.update(root, updates, only_if_status=store.ACTIVE)
+    return store.append(root, new) if new else []
 
 
 # id(ToolCall) → its turn's timestamp, for the calls of the mining in progress (cleared as each starts).
@@ -201,7 +222,7 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
         files = state.setdefault("files", {})
         found: list[Signal] = []
         calls: list = []
-        prompts: list[tuple[str, str, str]] = []
+        prompts: list[tuple[str, str, str, str]] = []
         targets = [(transcript_path, False)]
         try:
             from ..transcript.layout import subagent_files
@@ -233,11 +254,8 @@ def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: 
         found = _dedupe(root, session_id, found)
         found.extend(_link_fixes(root, session_id, portable, calls, found))
         written = store.append(root, found) if found else []
-        if prompts:
-            from .semantic import available, queue_prompts
-
-            if available(config):
-                queue_prompts(root, session_id, portable, prompts)
+        _queue_semantic(root, session_id, portable, prompts, config)
+        written += _restated(root, session_id, portable, prompts)
         files.update(results)
         atomic_write_text(_state_path(root), json.dumps(redact_structure(state), indent=1), mode=paths.PRIVATE_FILE_MODE)
     if main_error is not None and not written:

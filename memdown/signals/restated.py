@@ -1,0 +1,131 @@
+"""Repetition is memory, captured (issue 30 item 4): what one user restates across sessions becomes a signal.
+
+Mining sees one session at a time, but "sem código ainda" added to prompt after prompt is a standing
+preference only across them. So every mined prompt's own words (``clean.clean_prompt``: no code,
+pastes or relayed replies; redacted) are kept in machine-local state (``state/prompts.jsonl``, 0600,
+never committed), and after each mining ``repetition.repeated_instructions`` runs over them. An
+instruction restated in ``MIN_PROMPTS`` or more prompts becomes one ``convention`` signal (pattern
+``repetition``) in the user's own words and language, with ``restated`` (how many prompts) and
+``restated_as`` (each wording, `` | ``-separated: a clause never holds ``|``). When the user restates
+it again, that signal's count and quotes grow; a signal a person already decided is left alone.
+Forgotten sessions and turns (``memdown forget``) are never read back and are dropped at the next rewrite.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import fsutil, paths
+from ..redact import redact
+from . import store
+from .clean import clean_prompt, looks_relayed
+from .repetition import MAX_PROMPT_CHARS, MIN_PROMPTS, Repeated, repeated_instructions
+from .store import Signal
+
+PATTERN = "repetition"
+KEPT = 4000            # prompts kept (the newest): enough for months of one project's history
+SEPARATOR = " | "
+
+
+def prompts_file(root: Path) -> Path:
+    return paths.state_dir(root) / "prompts.jsonl"
+
+
+def record(root: Path, rows: list[dict]) -> None:
+    """Keep the user's own words of newly mined prompts (rows: session, turn, seen, transcript, text).
+    The caller holds the mining lock."""
+    lines = []
+    for row in rows:
+        raw = row.get("text") or ""
+        if not raw.strip() or len(raw) > MAX_PROMPT_CHARS or looks_relayed(raw):
+            continue
+        own = " ".join(redact(clean_prompt(raw)).split("\n")).strip()
+        if own:
+            lines.append(json.dumps({**row, "text": own}, ensure_ascii=False))
+    if lines:
+        fsutil.append_bytes(prompts_file(root), ("\n".join(lines) + "\n").encode("utf-8"),
+                            mode=paths.PRIVATE_FILE_MODE)
+
+
+def load(root: Path) -> list[dict]:
+    """The kept prompts, oldest first, without forgotten ones and without a turn seen twice."""
+    return _load(root)[0]
+
+
+def _load(root: Path) -> tuple[list[dict], int]:
+    """(kept prompts, how many lines were forgotten)."""
+    from ..store import forgetting
+
+    try:
+        text = fsutil.read_text(prompts_file(root))
+    except OSError:
+        return [], 0
+    forgotten = forgetting.load(root)
+    rows, seen, dropped = [], set(), 0
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue   # a torn last line after a crash: the prompt is mined again only if its offset was not saved
+        if not isinstance(row, dict) or not row.get("turn") or row["turn"] in seen:
+            continue
+        if forgotten.covers(str(row.get("session", "")), str(row["turn"])):
+            dropped += 1
+            continue
+        seen.add(row["turn"])
+        rows.append(row)
+    return rows, dropped
+
+
+def _trim(root: Path) -> list[dict]:
+    """The kept prompts; the file is rewritten without forgotten ones and beyond the ``KEPT`` newest."""
+    rows, dropped = _load(root)
+    if len(rows) <= KEPT and not dropped:
+        return rows
+    rows = rows[-KEPT:]
+    fsutil.atomic_write_text(prompts_file(root), "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                             mode=paths.PRIVATE_FILE_MODE)
+    return rows
+
+
+def restated_signals(root: Path) -> tuple[list[Signal], dict[str, dict[str, object]]]:
+    """(new signals, updates to existing repetition signals) for what the user restated so far."""
+    rows = _trim(root)
+    by_turn = {r["turn"]: r for r in rows}
+    found = repeated_instructions([(r["turn"], r["text"]) for r in rows], min_prompts=MIN_PROMPTS)
+    existing = [s for s in store.load(root) if s.pattern == PATTERN]
+    new: list[Signal] = []
+    updates: dict[str, dict[str, object]] = {}
+    for group in found:
+        known = next((s for s in existing if s.turn in group.prompts or s.text == group.quote), None)
+        fields = {"restated": str(group.count), "restated_as": SEPARATOR.join(_quotes(group))}
+        if known is None:
+            new.append(_signal(group, by_turn, fields))
+        elif known.active and (known.extra.get("restated"), known.extra.get("restated_as")) != \
+                (fields["restated"], fields["restated_as"]):
+            updates[known.id] = fields
+    return new, updates
+
+
+def _quotes(group: Repeated) -> list[str]:
+    return [q.replace("|", "/") for q in group.quotes]
+
+
+def _signal(group: Repeated, by_turn: dict[str, dict], fields: dict[str, str]) -> Signal:
+    first = by_turn[group.prompts[0]]
+    sessions = {by_turn[p].get("session", "") for p in group.prompts}
+    return Signal("convention", group.quote, 3, pattern=PATTERN, session=str(first.get("session", "")),
+                  turn=str(first["turn"]), transcript=str(first.get("transcript", "")), seen=str(first.get("seen", "")),
+                  corroboration=max(1, len(sessions)), extra=dict(fields))
+
+
+def restated(sig: Signal) -> tuple[int, list[str]]:
+    """(how many prompts restated it, each wording) for a repetition signal; (0, []) for any other."""
+    if sig.pattern != PATTERN:
+        return 0, []
+    try:
+        count = int(sig.extra.get("restated", "0"))
+    except ValueError:
+        count = 0
+    quotes = [q.strip() for q in sig.extra.get("restated_as", "").split(SEPARATOR.strip()) if q.strip()]
+    return count, quotes or [sig.text]
