@@ -17,7 +17,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if 2 <= len(argv) <= 3 and argv[0] == "hook" and argv[1].replace("-", "").replace("_", "").lower() == "pretooluse" \
-            and argv[2:] in ([], ["codex"]):
+            and argv[2:] in ([], ["codex"], ["copilot"], ["cursor"]):
         from .hooks.pretool import main as pretool_main  # before every tool call: nothing else imported
 
         _leave(pretool_main(argv[2] if len(argv) == 3 else ""))
@@ -25,7 +25,8 @@ def main() -> None:
 
     private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them
     argv = sys.argv[1:]
-    if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
+    if len(argv) in (2, 3) and argv[0] == "hook" and not argv[1].startswith("-") \
+            and argv[2:] in ([], ["copilot"], ["cursor"]):  # hooks.clientwire.CLIENTS
         from .hooks.runner import main as hook_main
 
         _leave(hook_main(argv[1:]))

@@ -117,7 +117,7 @@ def _report(code):
     _exit(code)
 os._exit = _report
 sys.path[:0] = [{repo!r}, {site!r}]
-sys.argv = ['memdown', 'hook', {event!r}]
+sys.argv = ['memdown', 'hook'] + {argv!r}
 from memdown.entry import main
 main()
 """
@@ -149,8 +149,9 @@ def project_with_memory(isolate_paths: Path, memory_root: Path) -> Path:
     return isolate_paths
 
 
-def imported_by_hook(event: str, payload: dict, project: Path, **extra_env: str) -> list[str]:
-    code = _RUN.format(repo=str(REPO), site=sysconfig.get_paths()["purelib"], event=event)
+def imported_by_hook(event: str, payload: dict, project: Path, client: str = "", **extra_env: str) -> list[str]:
+    argv = [event, client] if client else [event]
+    code = _RUN.format(repo=str(REPO), site=sysconfig.get_paths()["purelib"], argv=argv)
     stdin = json.dumps({"session_id": "s-imports", "transcript_path": str(project / "absent.jsonl"),
                         "cwd": str(project), "hook_event_name": event, **payload})
     env = {**os.environ, "PATH": "/usr/bin:/bin", **extra_env}  # no claude: a capture's worker writes extractively
@@ -169,6 +170,23 @@ def test_hook_imports_only_its_allow_list(event: str, payload: dict, project_wit
     modules = imported_by_hook(event, payload, project_with_memory)
     assert "memdown.hooks" in modules or "memdown.entry" in modules  # the hook did run
     assert _foreign(modules, ALLOWED.get(f"{event}-{payload.get('tool_name')}") or ALLOWED[event]) == []
+
+
+CLIENT_CASES = [("copilot", "SessionStart", {"sessionId": "s", "source": "new"}),
+                ("cursor", "SessionStart", {"conversation_id": "c", "workspace_roots": []}),
+                ("copilot", "Stop", {"sessionId": "s", "transcriptPath": "/absent/events.jsonl"}),
+                ("cursor", "Stop", {"conversation_id": "c", "status": "completed", "loop_count": 0}),
+                ("copilot", "PreToolUse", {"toolName": "bash", "toolArgs": {"command": "git status"}}),
+                ("cursor", "PreToolUse", {"command": "git status"})]
+
+
+@pytest.mark.parametrize("client,event,payload", CLIENT_CASES, ids=[f"{c}-{e}" for c, e, _ in CLIENT_CASES])
+def test_copilot_and_cursor_hooks_import_what_claude_codes_do_plus_the_wire_adapter(
+        client: str, event: str, payload: dict, project_with_memory: Path) -> None:
+    modules = imported_by_hook(event, payload, project_with_memory, client=client)
+    allowed = ALLOWED["PreToolUse-Bash" if event == "PreToolUse" else event]
+    wire = [] if event == "PreToolUse" else ["memdown.hooks.clientwire"]  # no guard file: nothing parsed at all
+    assert _foreign(modules, {**allowed, "memdown": [*allowed["memdown"], *wire]}) == []  # type: ignore[misc]
 
 
 def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_with_memory: Path) -> None:

@@ -102,9 +102,18 @@ def main(client: str = "") -> int:
         if raw and ((b'"Skill"' in raw and not client) or _guards_exist()):  # else nothing to decide: not even json is imported
             import json
 
-            payload = json.loads(raw.decode("utf-8", "replace") or "{}")
+            payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")
+            wire = client in ("copilot", "cursor")  # hooks.clientwire.CLIENTS, not imported when not asked
+            if wire and isinstance(sent, dict):
+                from .clientwire import to_memdown
+
+                payload = to_memdown(client, "PreToolUse", sent)
             decided = answer(payload, client=client) if isinstance(payload, dict) else None
             out = decided.to_json() if decided is not None else {}
+            if wire and isinstance(sent, dict):
+                from .clientwire import to_client
+
+                out = to_client(client, "PreToolUse", out, sent)
             if out and decided is not None and decided.permission != "allow":
                 _log(payload, f"{decided.permission} {1000 * (time.perf_counter() - started):.0f}ms: "
                               f"{decided.permission_reason[:200]}")

@@ -114,8 +114,10 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
 
 
 def main(argv: list[str]) -> int:
+    """``argv``: the event, and the client when it is not Claude Code's wire format (``hooks.clientwire``)."""
     started = time.perf_counter()
     event = normalize_event(argv[0]) if argv else None
+    client = argv[1] if len(argv) > 1 else ""
     out: dict[str, Any] = {}
     root: Path | None = None
     try:
@@ -123,7 +125,11 @@ def main(argv: list[str]) -> int:
 
         if event is None or memdown_disabled() or in_summarizer():
             return 0
-        payload = _read_payload()
+        payload = sent = _read_payload()
+        if client:
+            from .clientwire import to_memdown
+
+            payload = to_memdown(client, event, sent)
         root = root_for(payload)
         _notices_to_log(root, event)
         budget = BUDGETS[event]
@@ -137,6 +143,10 @@ def main(argv: list[str]) -> int:
             out = handle(event, payload, root, arm) or {}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        if client:
+            from .clientwire import to_client
+
+            out = to_client(client, event, out, sent)
         # A capture hook only queues its job: the worker logs the job's own outcome.
         word = "answered" if event in CAPTURE_EVENTS else "ok"
         if out or event not in QUIET_WHEN_EMPTY:

@@ -1,0 +1,129 @@
+"""GitHub Copilot CLI's and Cursor's hook wire formats ↔ memdown's own (Claude Code's) hook payload and answer.
+
+``memdown hook EVENT CLIENT`` reads the client's payload, turns it into the payload memdown's handlers
+take (``session_id``, ``cwd``, ``transcript_path``, ``prompt``, ``tool_name`` and ``tool_input`` with
+Claude Code's tool names), runs the one handler, and turns its answer (``HookOutput.to_json``: only
+``additionalContext`` that came through the fence, a permission decision) into the shape that client
+reads. Nothing else is answered: an event the client gives no model-facing answer for gets ``{}``.
+
+Sources (checked 2026-11-27; docs/clients/copilot.md and cursor.md cite them):
+- Copilot CLI: docs.github.com "GitHub Copilot hooks reference" (github/docs
+  content/copilot/reference/hooks-reference.md): camelCase events, payload ``sessionId``, ``cwd``,
+  ``transcriptPath`` (agentStop, preCompact), ``toolName``/``toolArgs``; answers ``additionalContext``
+  (sessionStart), ``permissionDecision`` allow|deny|ask + ``permissionDecisionReason`` (preToolUse).
+  The real hook inputs recorded in ../shared/agents (``hook.start`` events, cli 1.0.x) carry the same
+  camelCase fields with ``toolArgs`` an object.
+- Cursor: payload ``conversation_id``, ``session_id`` (sessionStart/End), ``workspace_roots``,
+  ``transcript_path``; ``beforeShellExecution`` gives ``command``/``cwd`` and takes ``permission``
+  allow|deny|ask with ``user_message``/``agent_message``; ``preToolUse`` gives ``tool_name``/``tool_input``
+  (``Shell``, ``Write``, ``StrReplace``, ``Delete`` with ``path``, as in the real agent transcripts) and takes
+  ``permission`` allow|deny; ``sessionStart`` takes ``additional_context``.
+
+Standard library only, nothing at import time: it runs on the hook's fast path.
+"""
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+CLIENTS = ("copilot", "cursor")
+# The client's tool name → (memdown's tool, the input key holding the command or the edited path).
+_TOOLS: dict[str, dict[str, tuple[str, str]]] = {
+    "copilot": {"bash": ("Bash", "command"), "powershell": ("Bash", "command"), "edit": ("Edit", "path"),
+                "create": ("Write", "path"), "str_replace_editor": ("Edit", "path")},
+    "cursor": {"Shell": ("Bash", "command"), "Write": ("Write", "path"), "StrReplace": ("Edit", "path"),
+               "Delete": ("Edit", "path"), "EditNotebook": ("Edit", "target_notebook")},
+}
+
+
+def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The client's hook payload as the one memdown's handlers read (Claude Code's field names)."""
+    if client == "copilot":
+        return _from_copilot(event, payload)
+    return _from_cursor(event, payload)
+
+
+def _tool(client: str, name: Any, args: Any) -> tuple[str, dict[str, Any]]:
+    if isinstance(args, str):  # older Copilot builds send toolArgs as a JSON string
+        import json
+
+        try:
+            args = json.loads(args)
+        except ValueError:
+            args = {}
+    args = args if isinstance(args, dict) else {}
+    mapped = _TOOLS[client].get(str(name or ""))
+    if mapped is None:
+        return str(name or ""), args
+    tool, key = mapped
+    value = args.get(key)
+    if tool == "Bash":
+        return tool, {"command": value} if isinstance(value, str) else {}
+    return tool, {"file_path": value} if isinstance(value, str) else {}
+
+
+def _from_copilot(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    session = str(payload.get("sessionId") or payload.get("session_id") or "")
+    out: dict[str, Any] = {"session_id": session, "cwd": payload.get("cwd"), "hook_event_name": event}
+    transcript = payload.get("transcriptPath") or payload.get("transcript_path")
+    if not transcript and session and event in ("SessionEnd", "Stop", "PreCompact"):
+        transcript = _copilot_events_file(session)  # sessionEnd names no transcript: the session's own events file
+    if transcript:
+        out["transcript_path"] = transcript
+    if isinstance(payload.get("prompt"), str):
+        out["prompt"] = payload["prompt"]
+    if event == "PreToolUse":
+        out["tool_name"], out["tool_input"] = _tool("copilot", payload.get("toolName"), payload.get("toolArgs"))
+    return out
+
+
+def _copilot_events_file(session: str) -> str:
+    if not session.replace("-", "").replace("_", "").isalnum():  # an id, never a path
+        return ""
+    home = os.environ.get("COPILOT_HOME") or os.path.join(os.path.expanduser("~"), ".copilot")
+    path = os.path.join(home, "session-state", session, "events.jsonl")
+    return path if os.path.isfile(path) else ""
+
+
+def _from_cursor(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    transcript = payload.get("transcript_path")
+    transcript = transcript if isinstance(transcript, str) and transcript else ""
+    # The session is the transcript's uuid (what `memdown import` of the same file uses), else Cursor's ids.
+    session = os.path.splitext(os.path.basename(transcript))[0] if transcript else \
+        str(payload.get("conversation_id") or payload.get("session_id") or "")
+    roots = payload.get("workspace_roots")
+    cwd = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str)
+                                 else os.environ.get("CURSOR_PROJECT_DIR"))
+    out: dict[str, Any] = {"session_id": session, "cwd": cwd, "hook_event_name": event}
+    if transcript:
+        out["transcript_path"] = transcript
+    if event == "PreToolUse":
+        if isinstance(payload.get("command"), str):  # beforeShellExecution
+            out["tool_name"], out["tool_input"] = "Bash", {"command": payload["command"]}
+        else:  # preToolUse
+            out["tool_name"], out["tool_input"] = _tool("cursor", payload.get("tool_name"), payload.get("tool_input"))
+    return out
+
+
+def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """memdown's answer (Claude Code's JSON) in the shape ``client`` reads for ``event``; ``{}`` when it reads none."""
+    specific = answer.get("hookSpecificOutput") or {}
+    context = specific.get("additionalContext")
+    decision = specific.get("permissionDecision")
+    reason = specific.get("permissionDecisionReason") or ""
+    if client == "copilot":
+        if event == "SessionStart" and context:
+            return {"additionalContext": context}
+        if event == "PreToolUse" and decision:
+            return {"permissionDecision": decision, "permissionDecisionReason": reason}
+        return {}
+    if event == "SessionStart" and context:
+        return {"additional_context": context}
+    if event == "PreToolUse" and decision:
+        if decision == "ask" and not isinstance(payload.get("command"), str):
+            decision = "deny"  # Cursor's preToolUse takes allow|deny; the reason says how to ask the person
+        return {"permission": decision, "user_message": reason, "agent_message": reason}
+    return {}
