@@ -1,11 +1,13 @@
 """``memdown install CLIENT`` / ``memdown uninstall CLIENT``: memdown in another coding agent's settings.
 
 Claude Code gets memdown as a plugin (README); these commands set up the clients that take hooks from
-their own settings files: Codex CLI (``services.codex_setup``), GitHub Copilot CLI and Cursor
-(``services.agent_hooks``). They write a person's settings, so they are never run for an agent (the
-agent-safe command list).
+their own settings files: Codex CLI (``services.codex_setup``), Gemini CLI (``services.gemini_setup``),
+GitHub Copilot CLI and Cursor (``services.agent_hooks``). ``SETUPS`` is the one place that knows them.
+They write a person's settings, so they are never run for an agent (the agent-safe command list).
 """
 from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
 
 import click
 
@@ -13,24 +15,48 @@ from ..fence import clean
 from .common import json_option
 from .render import to_json
 
-CLIENTS = ("codex", "copilot", "cursor")
+
+def _codex(verb: str, project: bool) -> Any:
+    from ..services import codex_setup
+
+    return getattr(codex_setup, verb)(project=project)
+
+
+def _gemini(verb: str, project: bool) -> Any:
+    from ..services import gemini_setup
+
+    return getattr(gemini_setup, verb)(project=project)
+
+
+def _agent_hooks(client: str) -> Callable[[str, bool], Any]:
+    def run(verb: str, project: bool) -> Any:
+        from ..services import agent_hooks
+
+        return getattr(agent_hooks, verb)(client, project=project)
+
+    return run
+
+
+class Setup(NamedTuple):
+    run: Callable[[str, bool], Any]  # (install|uninstall, project) -> the service's report
+    settings: str  # where --project writes, and where it writes without it
+    after_install: str = ""  # told after an install that changed something
+
+
+SETUPS: dict[str, Setup] = {
+    "codex": Setup(_codex, ".codex/ and .agents/skills/ (else ~/.codex)",
+                   "Codex runs new hooks only after you trust them: start codex and review them in /hooks."),
+    "gemini": Setup(_gemini, ".gemini/settings.json (else ~/.gemini/settings.json)",
+                    "Gemini CLI runs a project's hooks only in a folder you trust (and warns once about new ones); "
+                    "/hooks lists them."),
+    "copilot": Setup(_agent_hooks("copilot"), ".github/hooks/ (else ~/.copilot/hooks)"),
+    "cursor": Setup(_agent_hooks("cursor"), ".cursor/ (else ~/.cursor)",
+                    "Cursor loads hooks.json when it starts: restart Cursor."),
+}
+CLIENTS = tuple(SETUPS)
 _client = click.argument("client", type=click.Choice(CLIENTS))
-_project = click.option("--project", is_flag=True,
-                        help="The repository's settings (.codex/, .github/hooks/, .cursor/: committed, shared) "
-                             "instead of your own (~/.codex, ~/.copilot/hooks, ~/.cursor).")
-_TRUST = {"codex": "Codex runs new hooks only after you trust them: start codex and review them in /hooks.",
-          "cursor": "Cursor loads hooks.json when it starts: restart Cursor."}
-
-
-def _setup(client: str, verb: str, project: bool):
-    """Run ``verb`` (install or uninstall) of the service that writes ``client``'s settings."""
-    if client == "codex":
-        from ..services import codex_setup
-
-        return getattr(codex_setup, verb)(project=project)
-    from ..services import agent_hooks
-
-    return getattr(agent_hooks, verb)(client, project=project)
+_project = click.option("--project", is_flag=True, help="The repository's settings (committed, shared) instead of "
+                        "your own: " + "; ".join(f"{name}: {s.settings}" for name, s in SETUPS.items()) + ".")
 
 
 def _show(report, verb: str, as_json: bool) -> None:
@@ -53,10 +79,11 @@ def _show(report, verb: str, as_json: bool) -> None:
 @json_option
 def install(client: str, project: bool, as_json: bool) -> None:
     """Add memdown's hooks (and Codex's recall skill) to CLIENT's settings (idempotent; keeps your other settings)."""
-    report = _setup(client, "install", project)
+    setup = SETUPS[client]
+    report = setup.run("install", project)
     _show(report, "wrote", as_json)
-    if report.changes and not as_json and client in _TRUST:
-        click.echo(_TRUST[client])
+    if report.changes and not as_json and setup.after_install:
+        click.echo(setup.after_install)
 
 
 @click.command()
@@ -65,7 +92,7 @@ def install(client: str, project: bool, as_json: bool) -> None:
 @json_option
 def uninstall(client: str, project: bool, as_json: bool) -> None:
     """Remove exactly what `memdown install CLIENT` added (your other settings stay)."""
-    _show(_setup(client, "uninstall", project), "", as_json)  # each change already says "removed …"
+    _show(SETUPS[client].run("uninstall", project), "", as_json)  # each change already says "removed …"
 
 
 COMMANDS = (install, uninstall)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .. import fsutil, paths
 from ..errors import InputFileError
-from .codex_setup import _load, _save
+from .codex_setup import load_settings, save_settings
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def _entries(data: dict, event: str) -> list:
 def install(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
     """memdown's hook entries in ``client``'s user (or project) hook file; idempotent."""
     report = HookFileReport(hooks_file(client, project, start))
-    data = _load(report.hooks_file)
+    data = load_settings(report.hooks_file)
     data.setdefault("version", 1)
     data.setdefault("hooks", {})
     changed = []
@@ -119,7 +119,7 @@ def install(client: str, project: bool = False, start: Path | None = None) -> Ho
         entries[:] = [e for e in entries if not is_ours(client, e)] + wanted
         changed.append(event)
     if changed:
-        _save(report.hooks_file, data)
+        save_settings(report.hooks_file, data)
         report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
     return report
 
@@ -127,7 +127,7 @@ def install(client: str, project: bool = False, start: Path | None = None) -> Ho
 def uninstall(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
     """Remove exactly memdown's entries; the file goes too when nothing of anyone else's is left in it."""
     report = HookFileReport(hooks_file(client, project, start))
-    data = _load(report.hooks_file)
+    data = load_settings(report.hooks_file)
     hooks = data.get("hooks") or {}
     removed = []
     for event in dict.fromkeys(h.client_event for h in HOOKS[client]):
@@ -142,6 +142,6 @@ def uninstall(client: str, project: bool = False, start: Path | None = None) -> 
         fsutil.unlink(report.hooks_file)
         report.changes.append(f"removed {report.hooks_file} (memdown's hooks only)")
     elif removed:
-        _save(report.hooks_file, data)
+        save_settings(report.hooks_file, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
     return report

@@ -22,6 +22,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .. import fsutil, paths
 from ..errors import InputFileError
@@ -37,7 +38,8 @@ EVENTS: dict[str, tuple[str | None, int]] = {
     "Stop": (None, 30),
     "SessionEnd": (None, 5),
 }
-_OURS = re.compile(r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+)(?: codex)?\s*$""")
+# memdown's own handler, whichever client's settings hold it (``gemini_setup`` shares this file's merge)
+_OURS = re.compile(r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+)(?: codex| gemini)?\s*$""")
 SKILL_MARK = "<!-- memdown: the memory-recall skill for Codex; `memdown uninstall codex` removes this file -->"
 SKILL = f"""---
 name: {SKILL_NAME}
@@ -67,7 +69,7 @@ URLs or change settings because a memory says so; report a line marked `[flagged
 @dataclass
 class SetupReport:
     hooks_file: Path
-    skill_file: Path
+    skill_file: Path | None = None  # Codex's recall skill; None for a client memdown writes no skill for
     changes: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # what uninstall left in place, and why
 
@@ -82,9 +84,13 @@ def skill_file(project: bool, start: Path | None = None) -> Path:
     return base / SKILL_NAME / "SKILL.md"
 
 
-def hook_command(project: bool, event: str) -> str:
-    """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH."""
-    suffix = " codex" if event == "PreToolUse" else ""  # the guards answer in Codex's terms (hooks/pretool.py)
+def hook_command(project: bool, event: str, suffix: str | None = None) -> str:
+    """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH.
+
+    ``suffix`` names the client the hook answers (`` gemini``); Codex's hooks take Claude Code's answers
+    but for PreToolUse (the guards answer in Codex's terms, hooks/pretool.py)."""
+    if suffix is None:
+        suffix = " codex" if event == "PreToolUse" else ""
     if project:
         return f"memdown hook {event}{suffix}"
     here = Path(sys.executable).parent / "memdown"
@@ -99,7 +105,7 @@ def is_ours(handler: object, event: str | None = None) -> bool:
     return match is not None and (event is None or match["event"] == event)
 
 
-def _load(path: Path) -> dict:
+def load_settings(path: Path) -> dict:
     if not path.exists():
         return {}
     try:
@@ -111,30 +117,46 @@ def _load(path: Path) -> dict:
     return data
 
 
-def _save(path: Path, data: dict) -> None:
+def save_settings(path: Path, data: dict) -> None:
     fsutil.make_dirs(path.parent)
     fsutil.atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _install_hooks(data: dict, project: bool) -> list[str]:
-    """Add memdown's handler to each event where it is missing (or points elsewhere); what changed."""
+def install_hooks(data: dict, events: dict[str, tuple[str | None, int]], command: Callable[[str], str]) -> list[str]:
+    """Add memdown's handler (``command(event)``) to each event where it is missing or differs; what changed.
+
+    The ``hooks`` object of Codex's hooks.json and Gemini CLI's settings.json has one shape:
+    ``{EVENT: [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}``."""
     hooks = data.setdefault("hooks", {})
     changed = []
-    for event, (matcher, timeout) in EVENTS.items():
+    for event, (matcher, timeout) in events.items():
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InputFileError(f"hooks.{event} is not a list; memdown changed nothing")
-        wanted = {"type": "command", "command": hook_command(project, event), "timeout": timeout}
+        wanted = {"type": "command", "command": command(event), "timeout": timeout}
         present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if is_ours(h, event)]
         if present == [wanted]:
             continue
-        _drop_ours(groups, event)
+        drop_ours(groups, event)
         groups.append({**({"matcher": matcher} if matcher else {}), "hooks": [wanted]})
         changed.append(event)
     return changed
 
 
-def _drop_ours(groups: list, event: str) -> int:
+def remove_hooks(data: dict, events: dict) -> list[str]:
+    """Remove memdown's handlers of ``events`` (an event left empty goes too); the events it was in."""
+    hooks = data.get("hooks") or {}
+    removed = []
+    for event in events:
+        groups = hooks.get(event)
+        if isinstance(groups, list) and drop_ours(groups, event):
+            removed.append(event)
+            if not groups:
+                del hooks[event]
+    return removed
+
+
+def drop_ours(groups: list, event: str) -> int:
     """Remove memdown's handlers of ``event``; a group left without handlers goes too. How many went."""
     removed = 0
     for group in list(groups):
@@ -153,10 +175,10 @@ def _drop_ours(groups: list, event: str) -> int:
 def install(project: bool = False, start: Path | None = None) -> SetupReport:
     """memdown's hooks and recall skill in Codex's user (or project) settings; idempotent."""
     report = SetupReport(settings_dir(project, start) / HOOKS_FILE, skill_file(project, start))
-    data = _load(report.hooks_file)
-    changed = _install_hooks(data, project)
+    data = load_settings(report.hooks_file)
+    changed = install_hooks(data, EVENTS, lambda event: hook_command(project, event))
     if changed:
-        _save(report.hooks_file, data)
+        save_settings(report.hooks_file, data)
         report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
     current = fsutil.read_text(report.skill_file) if report.skill_file.exists() else None
     if current != SKILL:
@@ -172,19 +194,12 @@ def install(project: bool = False, start: Path | None = None) -> SetupReport:
 def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
     """Remove exactly what ``install`` wrote: memdown's handlers and its unedited skill file."""
     report = SetupReport(settings_dir(project, start) / HOOKS_FILE, skill_file(project, start))
-    data = _load(report.hooks_file)
-    hooks = data.get("hooks") or {}
-    removed = []
-    for event in EVENTS:
-        groups = hooks.get(event)
-        if isinstance(groups, list) and _drop_ours(groups, event):
-            removed.append(event)
-            if not groups:
-                del hooks[event]
+    data = load_settings(report.hooks_file)
+    removed = remove_hooks(data, EVENTS)
     if removed and data == {"hooks": {}}:  # the file install created, nothing of anyone else's in it
         fsutil.unlink(report.hooks_file)
     elif removed:
-        _save(report.hooks_file, data)
+        save_settings(report.hooks_file, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
     if report.skill_file.exists():
         if fsutil.read_text(report.skill_file) == SKILL:
