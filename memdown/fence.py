@@ -325,3 +325,21 @@ def fence_lines(title: str, lines: list[str], *, source: str = "", limit: int = 
         out.insert(3, _mark("(this output as a whole; no single line says it)", whole))
     out.append(tail)
     return Gated("\n".join(out))
+
+
+_HOOK_CONTEXT = ("<hook_context>", "</hook_context>")
+
+
+def without_hook_context(text: str) -> str:
+    """``text`` without the ``<hook_context>…</hook_context>`` blocks Gemini CLI wraps hook context in.
+
+    Headless, Gemini CLI puts the SessionStart context (memdown's fenced digest) in front of the typed
+    prompt, and it reaches BeforeAgent and the chat file that way: what memdown injected is never a
+    prompt to search for or record again. The CLI escapes ``<`` and ``>`` inside a block, so the first
+    closing tag after an opening one is its end; an unclosed block runs to the end of the text."""
+    opening, closing = _HOOK_CONTEXT
+    while opening in text:
+        start = text.index(opening)
+        end = text.find(closing, start)
+        text = text[:start] + ("" if end < 0 else text[end + len(closing):])
+    return text.strip()

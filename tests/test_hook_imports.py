@@ -212,6 +212,29 @@ def test_session_start_with_its_cache_warm_imports_no_parser_or_pattern_table(pr
     assert _foreign(modules, ALLOWED["SessionStart-warm"]) == []
 
 
+GEMINI_CASES = [("BeforeAgent", "UserPromptSubmit", {"prompt": "<hook_context>digest</hook_context>\n\nwhy did the migration fail?"}),
+                ("AfterAgent", "Stop", {"prompt": "fix it", "prompt_response": "done", "stop_hook_active": False}),
+                ("SessionEnd", "SessionEnd", {"reason": "exit"}),
+                ("BeforeTool", "PreToolUse-Bash", {"tool_name": "run_shell_command", "tool_input": {"command": "ls"}})]
+
+
+@pytest.mark.parametrize("event,twin,payload", GEMINI_CASES, ids=[c[0] for c in GEMINI_CASES])
+def test_a_gemini_hook_imports_what_its_claude_code_twin_does(event: str, twin: str, payload: dict,
+                                                               project_with_memory: Path) -> None:
+    """``memdown hook EVENT gemini``: Gemini's payload put in memdown's terms costs one small module."""
+    if event == "AfterAgent":  # the answer is in the chat file already: the job need not keep (and redact) it
+        (project_with_memory / "absent.jsonl").write_text(json.dumps({"type": "gemini", "content": "done"}) + "\n")
+    modules = imported_by_hook(event, payload, project_with_memory, client="gemini")
+    if event != "BeforeTool":  # no guard file: the BeforeTool answer is {} before its payload is even parsed
+        assert "memdown.hooks.gemini" in modules  # the Gemini adapter ran
+    allowed = ALLOWED[twin]
+    allowed = {"stdlib": allowed["stdlib"] | _JSON,
+               "memdown": [*allowed["memdown"], "memdown.hooks.clientwire", "memdown.hooks.gemini"]}
+    if twin == "UserPromptSubmit":
+        allowed["memdown"].append("memdown.fence")  # the SessionStart context cut out of the prompt
+    assert _foreign(modules, allowed) == []
+
+
 def test_the_check_sees_third_party_and_unlisted_modules() -> None:
     allowed = ALLOWED["UserPromptSubmit"]
     assert _foreign(["markdown_it", "markdown_it.main", "yaml", "click", "rich.console", "numpy", "lancedb",

@@ -11,16 +11,24 @@ from .common import dir_option, load_settings, resolve_root
 
 @click.command()
 @click.argument("event")
-def hook(event: str) -> None:
+@click.argument("client", required=False, type=click.Choice(["codex", "copilot", "cursor", "gemini"]))
+def hook(event: str, client: str | None) -> None:
     """Run a Claude Code hook: reads the hook JSON on stdin, prints JSON, always exits 0.
 
     EVENT is SessionStart, UserPromptSubmit, Stop, PreCompact,
     PostToolUseFailure or SessionEnd (kebab-case works too).
+    CLIENT names another agent whose hook this is (`memdown install CLIENT` writes it): codex
+    (PreToolUse), copilot, cursor, gemini (Gemini CLI's own event names work too: BeforeAgent,
+    BeforeTool, AfterAgent, PreCompress).
     MEMDOWN_DISABLE=1 turns every hook into a no-op.
     """
     from ..hooks.runner import main as hook_main
 
-    sys.exit(hook_main([event]))
+    if client is not None and event.replace("-", "").replace("_", "").lower() in ("pretooluse", "beforetool"):
+        from ..hooks.pretool import main as pretool_main
+
+        sys.exit(pretool_main(client))
+    sys.exit(hook_main([event, *([client] if client else [])]))
 
 
 @click.command(hidden=True)

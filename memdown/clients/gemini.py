@@ -15,11 +15,11 @@ The cwd is not in a chat file: it is the project folder's ``.project_root`` when
 """
 from __future__ import annotations
 
-from .. import fsutil
-
 from pathlib import Path
 from typing import Any
 
+from .. import fsutil
+from ..fence import without_hook_context
 from ..transcript.model import Transcript
 from .common import Turns, json_lines, load_document, text_of, tool_call, transcript
 
@@ -44,6 +44,8 @@ def is_prompt_log(document: Any) -> bool:
 def _prompt_text(message: dict[str, Any]) -> str:
     shown = message.get("displayContent")
     text = text_of(shown) if shown else text_of(message.get("content"))
+    if "<hook_context>" in text:  # hook context the CLI put in the prompt (memdown's own digest): not typed
+        text = without_hook_context(text)
     return "" if text.lstrip().startswith(_INJECTED) else text
 
 

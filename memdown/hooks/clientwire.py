@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-CLIENTS = ("copilot", "cursor")
+CLIENTS = ("copilot", "cursor", "gemini")  # Gemini CLI's wire: hooks/gemini.py
 # The client's tool name → (memdown's tool, the input key holding the command or the edited path).
 _TOOLS: dict[str, dict[str, tuple[str, str]]] = {
     "copilot": {"bash": ("Bash", "command"), "powershell": ("Bash", "command"), "edit": ("Edit", "path"),
@@ -41,6 +41,10 @@ _TOOLS: dict[str, dict[str, tuple[str, str]]] = {
 
 def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """The client's hook payload as the one memdown's handlers read (Claude Code's field names)."""
+    if client == "gemini":
+        from .gemini import in_memdown_terms
+
+        return in_memdown_terms(payload)
     if client == "copilot":
         return _from_copilot(event, payload)
     return _from_cursor(event, payload)
@@ -110,6 +114,10 @@ def _from_cursor(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     """memdown's answer (Claude Code's JSON) in the shape ``client`` reads for ``event``; ``{}`` when it reads none."""
+    if client == "gemini":
+        from .gemini import answer as in_gemini_terms
+
+        return in_gemini_terms(answer)
     specific = answer.get("hookSpecificOutput") or {}
     context = specific.get("additionalContext")
     decision = specific.get("permissionDecision")

@@ -30,14 +30,16 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
 
     ``client`` is ``"codex"`` when Codex CLI asks (``memdown hook PreToolUse codex``): its ``apply_patch``
     is judged as an edit of each file it names, and an ``ask`` becomes a ``deny`` (Codex 0.171.0 refuses
-    ``ask`` from PreToolUse and would run the call), the model getting the same reason either way."""
+    ``ask`` from PreToolUse and would run the call), the model getting the same reason either way.
+    ``"gemini"`` (``memdown hook BeforeTool gemini``): the payload is already in memdown's terms
+    (``hooks.gemini.in_memdown_terms``) and the answer is put in Gemini's by ``main``."""
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         return None
     tool = str(payload.get("tool_name") or "")
     if client == "codex" and tool == "apply_patch":
         return _codex_patch(payload, tool_input, root)
-    if tool == "Skill":
+    if tool == "Skill" and not client:  # Claude Code's plugin skill only; another client's tool of that name is not it
         if tool_input.get("skill") != RECALL_SKILL:
             return None
         from .skillorigin import why_not_ours
@@ -103,7 +105,7 @@ def main(client: str = "") -> int:
             import json
 
             payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")
-            wire = client in ("copilot", "cursor")  # hooks.clientwire.CLIENTS, not imported when not asked
+            wire = client in ("copilot", "cursor", "gemini")  # hooks.clientwire.CLIENTS, not imported when not asked
             if wire and isinstance(sent, dict):
                 from .clientwire import to_memdown
 

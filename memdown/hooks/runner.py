@@ -58,8 +58,14 @@ class _Budget(Exception):
     pass
 
 
-def normalize_event(name: str) -> str | None:
-    return EVENTS.get(name.replace("-", "").replace("_", "").lower())
+def normalize_event(name: str, client: str = "") -> str | None:
+    """memdown's event for a hook's name (a Gemini CLI event names its Claude Code twin: ``hooks.gemini``)."""
+    key = name.replace("-", "").replace("_", "").lower()
+    if client == "gemini":
+        from .gemini import EVENTS as GEMINI_EVENTS
+
+        return GEMINI_EVENTS.get(key) or EVENTS.get(key)
+    return EVENTS.get(key)
 
 
 def _on_alarm(_signum: int, _frame: Any) -> None:
@@ -116,8 +122,8 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
 def main(argv: list[str]) -> int:
     """``argv``: the event, and the client when it is not Claude Code's wire format (``hooks.clientwire``)."""
     started = time.perf_counter()
-    event = normalize_event(argv[0]) if argv else None
     client = argv[1] if len(argv) > 1 else ""
+    event = normalize_event(argv[0], client) if argv else None
     out: dict[str, Any] = {}
     root: Path | None = None
     try:
