@@ -15,7 +15,7 @@ the file, rewriting it, before session 5; it now goes at the end under a
 ``## Session … (continued)`` heading).
 
 ``--batches 4x500`` instead records one session of 2,000 turns through the
-capture pipeline (``services.capture.record_session``, extractive summaries),
+capture pipeline (``services.capture.record.record_session``, extractive summaries),
 500 new turns per call, and prints each batch's seconds: the shape the issue
 measured (1, 3, 5 and 6.7 minutes before).
 
@@ -94,7 +94,7 @@ def batches(count: int, size: int) -> list[float]:
     from transcript_factory import TranscriptBuilder
 
     from memdown.config import load_config
-    from memdown.services.capture import record_session
+    from memdown.services.capture.record import record_session
 
     tmp = Path(tempfile.mkdtemp(prefix="memdown-batches-"))
     root = tmp / "project" / ".memdown"

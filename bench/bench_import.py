@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "transcripts"
 sys.path.insert(0, str(REPO))
 
-from memdown.services.importer import find_transcripts, project_key  # noqa: E402
+from memdown.services.capture.importer import find_transcripts, project_key  # noqa: E402
 from memdown.transcript.parser import parse_transcript  # noqa: E402
 
 

@@ -95,8 +95,8 @@ def main() -> None:
     root = base / "mem" if args.scale_dir else base / "project" / ".memdown"
     os.environ["MEMDOWN_DIR"] = str(root)
     from memdown.api import Memory
-    from memdown.services.indexing import changed_sources
-    from memdown.services.verify import verify
+    from memdown.services.upkeep.indexing import changed_sources
+    from memdown.services.upkeep.verify import verify
 
     if args.fresh and base.exists() and not args.scale_dir:
         shutil.rmtree(base)

@@ -84,7 +84,7 @@ def step_build(root: Path) -> dict:
 
 def step_ann(root: Path) -> dict:
     from memdown.config import load_config
-    from memdown.services.vector_index import build_vector_index
+    from memdown.services.upkeep.vector_index import build_vector_index
 
     from memdown import paths
     from memdown.index.ann import VECTOR_INDEX
@@ -149,7 +149,7 @@ def step_append(root: Path) -> dict:
     from bench_core import daily_log
 
     mem = _memory(root, ann_min_rows=0)
-    mem.index()  # up to date (a no-op index answers from stat and JSON alone, services/quickcheck.py) …
+    mem.index()  # up to date (a no-op index answers from stat and JSON alone, services/upkeep/quickcheck.py) …
     mem.ensure_index(refresh=False)  # … so open the table here: importing lancedb is not the append's cost
     newest = sorted((root / "memory").glob("*.md"))[-1]
     section = daily_log(newest.stem, random.Random(int(time.time())), 1, (2, 3)).split("\n", 2)[2]
@@ -201,8 +201,9 @@ def step_fresh(root: Path) -> dict:
     (default 120). Leaves the index filling: run it last, or alone (``build`` restores a complete index)."""
     from memdown import paths
     from memdown.index.cache import CachedEmbedder, EmbeddingCache
-    from memdown.services import indexing, text_first
-    from memdown.services.vector_fill import fill_vectors
+    from memdown.services.upkeep import indexing
+    from memdown.services.upkeep import text_first
+    from memdown.services.upkeep.vector_fill import fill_vectors
     from memdown.store import chunkpool
 
     for suffix in ("", "-wal", "-shm"):  # nothing embedded on this machine yet

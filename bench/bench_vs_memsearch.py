@@ -181,7 +181,7 @@ class Memdown:
 
         from memdown.config import load_config
         from memdown.index.embedder import _TOKENIZER_DIR
-        from memdown.services.indexing import chunk_options
+        from memdown.services.upkeep.indexing import chunk_options
         from memdown.store.chunker import chunk_markdown
         from memdown.store.mixrecipe import parse
 
@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     if ms:
         print(ms.settings(), flush=True)
     # Fill the bytecode cache (bytecode_env), untimed: import what each tool's commands import.
-    timed([sys.executable, "-c", "import memdown.cli.app, memdown.services.queries, memdown.services.indexing, "
+    timed([sys.executable, "-c", "import memdown.cli.app, memdown.services.recall.queries, memdown.services.upkeep.indexing, "
            "memdown.index.table, lancedb, fastembed, onnxruntime"], md.env)
     if ms:
         timed([str(ms.python), "-c", "import memsearch.cli, memsearch.core, memsearch.embeddings.onnx, pymilvus, "

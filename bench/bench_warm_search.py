@@ -12,8 +12,8 @@ table. Rows (medians over queries × repeats, run interleaved, CPU of the whole 
   unit hits: windows are ranked from more units than they show);
 - ``memdown: ranking``: memdown's ``_rows`` (ids ranked, then their columns taken by row id, with the
   top hits' vectors);
-- ``memdown: match``: how strongly the search matched (services/match.py), from those vectors;
-- ``memdown: windows``: ``rank_windows`` (services/windows.py);
+- ``memdown: match``: how strongly the search matched (services/recall/match.py), from those vectors;
+- ``memdown: windows``: ``rank_windows`` (services/recall/windows.py);
 - ``memdown search_table``: the whole in-process search given the vector (the three above);
 - ``memdown Memory.search``: what a warm caller (the daemon, ``memdown.api``) runs: the freshness check,
   embedding the query, search_table.
@@ -66,11 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     from lancedb.rerankers import RRFReranker
 
     from memdown.api import Memory
-    from memdown.services import windows
-    from memdown.services.match import TOP as MATCH_TOP
-    from memdown.services.match import assess
-    from memdown.services.search import _rows, _to_hit, _today, build_where, search_table
-    from memdown.services.timeframe import find_range
+    from memdown.services.recall import windows
+    from memdown.services.recall.match import TOP as MATCH_TOP
+    from memdown.services.recall.match import assess
+    from memdown.services.recall.search import _rows, _to_hit, _today, build_where, search_table
+    from memdown.services.recall.timeframe import find_range
 
     if args.stand_in:
         sys.path.insert(0, str(HERE))

@@ -36,7 +36,7 @@ def transcripts(with_real: bool, only: str = "", shared: frozenset[str] | None =
 
 
 # The captured memory is rebuilt when its inputs or the code that writes it change (a folder: all its modules).
-CAPTURE_CODE = ("services/capture.py", "services/summarize.py", "services/outcome.py", "fence.py", "lazyre.py", "redact",
+CAPTURE_CODE = ("services/capture/record.py", "services/capture/summarize.py", "services/capture/outcome.py", "fence.py", "lazyre.py", "redact",
                 "store", "transcript")
 
 
@@ -52,7 +52,7 @@ def _stamp(items: list[tuple[str, Path]]) -> str:
 
 
 def _capture_all(root: Path, items: list[tuple[str, Path]], config) -> dict:
-    from memdown.services.capture import record_session
+    from memdown.services.capture.record import record_session
     from memdown.transcript.parser import parse_transcript
 
     # Day files follow each turn's local time: pin the zone so every machine builds the same memory.

@@ -10,7 +10,7 @@ from pathlib import Path
 import core_common  # noqa: F401  (sets memdown's environment before memdown is imported)
 from memdown.config import load_config
 from memdown.index.embedder import FastEmbedder
-from memdown.services.indexing import chunk_options
+from memdown.services.upkeep.indexing import chunk_options
 from memdown.store.chunker import chunk_markdown
 from memdown.store.layout import init_layout
 

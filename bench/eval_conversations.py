@@ -9,7 +9,7 @@ Material (see bench/conversations/build.py):
 - the real Claude Code transcripts in ``../shared/transcripts`` when present (skipped cleanly when
   absent; only their file names and turn uuids are committed, in questions_real.tsv).
 
-Every transcript goes through ``memdown.services.capture.record_session`` with the extractive
+Every transcript goes through ``memdown.services.capture.record.record_session`` with the extractive
 summarizer (no ``claude``) into a scratch memory under ``bench/.work/``, then ``Memory.index()``
 with the packaged model (embeddings cached under ``bench/.work/home`` so re-runs are fast).
 Questions go through the public API only: ``Memory.search`` and ``Memory.expand``.
@@ -277,7 +277,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
-                        help="set a ranking constant of memdown.services.windows (e.g. REST_SHARE=0.5), dev only")
+                        help="set a ranking constant of memdown.services.recall.windows (e.g. REST_SHARE=0.5), dev only")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--misses", action="store_true", help="list the questions each system misses (dev only, please)")
     parser.add_argument("--json", action="store_true")
@@ -295,11 +295,11 @@ def main() -> None:
         if with_real and (absent := sorted(n for n in shared if not (SHARED / n).is_file())):
             parser.error(f"{len(absent)} transcripts of {args.shared_set} are not in {SHARED}, e.g. {absent[0]}")
     if args.tune:
-        from memdown.services import windows
+        from memdown.services.recall import windows
         for item in args.tune:
             name, value = item.split("=", 1)
             if not hasattr(windows, name):
-                parser.error(f"memdown.services.windows has no {name}")
+                parser.error(f"memdown.services.recall.windows has no {name}")
             setattr(windows, name, type(getattr(windows, name))(value))
     if args.latency:
         from eval_conversations_latency import latency

@@ -11,7 +11,7 @@ right after X") in the users' own languages, each with its evidence turns (trans
 prompt index). Only those are committed, never transcript text.
 
 Each repository is one memory (a user's history), brought in by the service `memdown import` runs
-(``services.importer.find_transcripts`` + ``import_transcripts``, extractive entries), indexed with
+(``services.capture.importer.find_transcripts`` + ``import_transcripts``, extractive entries), indexed with
 every vector (embeddings cached under ``bench/.work/home``). A hit is a returned window that holds the
 anchor of an evidence turn. Reported per system: hit@1/3/10, MRR@10 and the characters read up to and
 including the first hit (over the questions hit in the top 10), per kind and per language. BM25 is
@@ -46,7 +46,7 @@ from realhistory.bm25 import BM25, entries  # noqa: E402
 MODES = ("hybrid", "text", "vector")
 K = 10
 _ANCHOR_TURN = re.compile(r"<!--\s*session:\S+\s+turn:(\S+)")
-IMPORT_CODE = ("services/importer.py", "transcript/layout.py")
+IMPORT_CODE = ("services/capture/importer.py", "transcript/layout.py")
 
 
 def load_questions(split: str, repos: set[str] | None = None) -> list[dict]:
@@ -83,7 +83,7 @@ def build_memory(repo: str, overrides: dict[str, str], embedder=None, work: Path
     """Import one repository's history into its own scratch memory (once per inputs and code) and index it."""
     from memdown.api import Memory
     from memdown.config import coerce, load_config
-    from memdown.services.importer import find_transcripts, import_transcripts
+    from memdown.services.capture.importer import find_transcripts, import_transcripts
 
     folder = SHARED / "real" / repo
     config = load_config(None)
@@ -216,7 +216,7 @@ def main() -> None:
     parser.add_argument("--embedder", choices=["packaged", "use-m3"], default="packaged",
                         help="use-m3: the multilingual candidate of realhistory/use_embedder.py (bench only)")
     parser.add_argument("--tune", action="append", default=[], metavar="MODULE.NAME=VALUE",
-                        help="a ranking constant of memdown.services.{fusion,sequence,windows}, e.g. fusion.FUSION_K=60 (dev only)")
+                        help="a ranking constant of memdown.services.recall.{fusion,sequence,windows}, e.g. fusion.FUSION_K=60 (dev only)")
     parser.add_argument("--misses", action="store_true", help="each question's rank per system (dev only, please)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

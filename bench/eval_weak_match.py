@@ -1,4 +1,4 @@
-"""Calibrates and checks "no strong match" (services/match.py) on unanswerable questions.
+"""Calibrates and checks "no strong match" (services/recall/match.py) on unanswerable questions.
 
     python bench/eval_weak_match.py --split dev            # features and the threshold grid (tune here)
     python bench/eval_weak_match.py --split test           # the held-out half: report this
@@ -61,7 +61,7 @@ def _wait_for_vectors(root: Path) -> None:
     """A large memory is built text first (index.defer_vectors_above): the cosine needs every vector."""
     import time
 
-    from memdown.services.text_first import ensure_filler, pending_vectors
+    from memdown.services.upkeep.text_first import ensure_filler, pending_vectors
 
     while pending_vectors(root):
         ensure_filler(root)

@@ -10,14 +10,14 @@ def every_vector(config) -> None:
 
 
 def apply_tunes(items: list[str], error) -> None:
-    """``--tune MODULE.NAME=VALUE``: set a ranking constant of ``memdown.services.MODULE`` (dev only)."""
+    """``--tune MODULE.NAME=VALUE``: set a ranking constant of ``memdown.services.recall.MODULE`` (dev only)."""
     import importlib
 
     for item in items:
         name, value = item.split("=", 1)
         module_name, attr = name.rsplit(".", 1)
-        module = importlib.import_module(f"memdown.services.{module_name}")
+        module = importlib.import_module(f"memdown.services.recall.{module_name}")
         if not hasattr(module, attr):
-            error(f"memdown.services.{module_name} has no {attr}")
+            error(f"memdown.services.recall.{module_name} has no {attr}")
         old = getattr(module, attr)
         setattr(module, attr, (value.lower() in ("1", "true", "yes")) if isinstance(old, bool) else type(old)(value))

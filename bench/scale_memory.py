@@ -82,7 +82,7 @@ def write_memory(root: Path, target: int, seed: int = 13) -> int:
     """
     from bench_core import daily_log, day_names  # noqa: E402  (bench/ is on sys.path when run as a script)
     from memdown.config import load_config
-    from memdown.services.indexing import chunk_options
+    from memdown.services.upkeep.indexing import chunk_options
     from memdown.store.chunker import chunk_markdown
 
     options = chunk_options(load_config(None))

@@ -8,7 +8,7 @@
 
 Result objects have ``to_dict()`` giving the same fields as the CLI's ``--json``.
 
-A facade: ``Memory`` is ``services.memory.Memory`` plus this edge's one duty, loading
+A facade: ``Memory`` is ``services.upkeep.memory.Memory`` plus this edge's one duty, loading
 the configuration when the caller gives none (``Memory.open(root, config=…)`` skips
 it); the result types come from the services that make them, so nothing below
 imports this module.
@@ -20,10 +20,10 @@ from pathlib import Path
 from . import paths
 from .config import Config, load_config
 from .index.embedder import Embedder
-from .services.expand import Expansion
-from .services.indexing import IndexReport
-from .services.memory import Memory as _Memory
-from .services.search import ConceptMatch, Hit, SearchOptions
+from .services.recall.expand import Expansion
+from .services.upkeep.indexing import IndexReport
+from .services.upkeep.memory import Memory as _Memory
+from .services.recall.search import ConceptMatch, Hit, SearchOptions
 
 __all__ = ["Memory", "Hit", "ConceptMatch", "Expansion", "IndexReport", "SearchOptions"]
 

@@ -58,7 +58,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         # max(k + k // 2, candidate_depth), so 15 at k=10.
         "candidate_depth": 10,
         # Judge each hit's code citations against the working tree: fresh / changed / moved / gone
-        # (services/staleness.py); off skips git entirely.
+        # (services/recall/staleness.py); off skips git entirely.
         "freshness": True,
     },
     "index": {
@@ -67,7 +67,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "max_file_mb": 20,
         # A full build that would send more than this many chunks to the model (not in the embedding
         # cache) writes them without vectors, so full-text search works at once, and a background
-        # process fills the vectors in, newest first (services/vector_fill.py). 2,000 chunks is about
+        # process fills the vectors in, newest first (services/upkeep/vector_fill.py). 2,000 chunks is about
         # a minute of the packaged model on 2 cores; 0 = always embed everything before returning.
         "defer_vectors_above": 2_000,
     },

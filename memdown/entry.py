@@ -31,7 +31,7 @@ def main() -> None:
 
         _leave(hook_main(argv[1:]))
     if argv and argv[0] == "worker":  # detached job worker started by hooks: no click either
-        from .services.worker import main as worker_main
+        from .services.capture.worker import main as worker_main
 
         sys.exit(worker_main(argv[1:]))
     from .controls import PROTOCOL_COMMANDS, install

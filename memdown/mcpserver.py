@@ -21,7 +21,7 @@ from .errors import MemdownError
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from .services.memory import Memory
+    from .services.upkeep.memory import Memory
 
 INSTRUCTIONS = (
     "memdown: this project's recorded memory of past coding-agent sessions (daily markdown logs). "
@@ -41,7 +41,7 @@ class RecallTools:
 
     def _answer(self, op: str, params: dict[str, Any]) -> str:
         from .cli.render import render
-        from .services.queries import run_query
+        from .services.recall.queries import run_query
 
         lines: list[str] = []
         render(op, run_query(self.memory, op, params), as_json=False, out=lines.append,
@@ -70,7 +70,7 @@ class RecallTools:
         'last') with `context` turns around it. `ref` is the session id or the transcript path that a
         hit's anchor names."""
         from .cli.recorded import TITLES
-        from .services.drilldown import transcript_view
+        from .services.recall.drilldown import transcript_view
 
         shown = transcript_view(self.memory.root, ref, turn, max(0, min(50, int(context))))
         return fence.fence_lines(TITLES["transcript"], str(shown).split("\n"), source="memdown transcript")
@@ -109,6 +109,6 @@ def _one_line_errors(method: Any) -> Any:
 def serve(root: Path) -> None:
     """Serve the memory at ``root`` over stdio until the client closes the connection."""
     from .config import load_config
-    from .services.memory import Memory
+    from .services.upkeep.memory import Memory
 
     build_server(Memory(root, config=load_config(root))).run("stdio")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memdown.errors import InputFileError
-from memdown.services import agent_hooks
+from memdown.services.clients import agent_hooks
 from test_guards import promote_quote
 
 SYNC = {"MEMDOWN_HOOK_SYNC": "1", "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"}

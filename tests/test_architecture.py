@@ -335,8 +335,8 @@ def _with_extra_import(module: str, line: str) -> dict[str, dict[str, int]]:
 
 
 def test_an_upward_import_is_caught():
-    graph = _with_extra_import("memdown.services.verify", "from ..api import Memory")
-    assert any("memdown.services.verify" in b and "memdown.api" in b for b in layer_violations(graph))
+    graph = _with_extra_import("memdown.services.upkeep.verify", "from ...api import Memory")
+    assert any("memdown.services.upkeep.verify" in b and "memdown.api" in b for b in layer_violations(graph))
     graph = _with_extra_import("memdown.signals.mining", "def f():\n    from ..learning import review")
     assert any("memdown.signals.mining" in b for b in layer_violations(graph))
 

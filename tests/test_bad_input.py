@@ -22,7 +22,7 @@ GOOD = "# 2026-03-14\n\n### 09:00\n- a perfectly normal entry about marmots\n"
 
 @pytest.fixture(autouse=True)
 def fake_model(monkeypatch):
-    monkeypatch.setattr("memdown.services.memory.embedder_from_config", lambda config: FakeEmbedder())
+    monkeypatch.setattr("memdown.services.upkeep.memory.embedder_from_config", lambda config: FakeEmbedder())
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from conftest import REPO_ROOT
 
 _RAISES_INSIDE = """
 import sys
-import memdown.services.queries as queries
+import memdown.services.recall.queries as queries
 
 def broken(*args, **kwargs):
     raise BrokenPipeError(32, "Broken pipe")

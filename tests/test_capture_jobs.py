@@ -21,7 +21,9 @@ from memdown import fsutil
 from memdown.config import load_config
 from memdown.errors import SpecialFileError
 from memdown.hooks import runner
-from memdown.services import job_status, jobs, worker
+from memdown.services.capture import job_status
+from memdown.services.capture import jobs
+from memdown.services.capture import worker
 from memdown.transcript.reader import LineReader
 
 TOKEN = "ghp_" + "Zq9" * 12
@@ -84,7 +86,7 @@ def test_hook_writes_the_job_before_the_budget_starts(tmp_path, memory_root, mon
     b, transcript = _session(tmp_path, "first turn")
     monkeypatch.setenv("MEMDOWN_HOOK_SYNC", "0")
     started: list[bool] = []
-    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(True))
+    monkeypatch.setattr("memdown.services.capture.detached.start_worker", lambda root: started.append(True))
 
     def budget_gone() -> None:
         raise TimeoutError("budget")
@@ -180,7 +182,7 @@ def test_a_job_that_always_fails_is_quarantined_after_max_attempts(tmp_path, mem
     def broken(*_a, **_k):
         raise RuntimeError(f"disk on fire, token {TOKEN}")
 
-    monkeypatch.setattr("memdown.services.capture.record_session", broken)
+    monkeypatch.setattr("memdown.services.capture.record.record_session", broken)
     monkeypatch.setattr(jobs, "BACKOFF_FIRST", 0.0)
     job = jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root, last_assistant_message="hello"))
     for _ in range(jobs.MAX_ATTEMPTS):
@@ -283,7 +285,7 @@ def test_session_start_starts_no_second_worker_and_reports_the_queue(tmp_path, m
     (memory_root / "memory").mkdir(parents=True)
     jobs.enqueue(memory_root, "stop", _stop(b, transcript, memory_root))
     started: list[Path] = []
-    monkeypatch.setattr("memdown.services.detached.start_worker", lambda root: started.append(root))
+    monkeypatch.setattr("memdown.services.capture.detached.start_worker", lambda root: started.append(root))
     slot = jobs.take_worker_slot(memory_root)  # a worker is running
     try:
         out = runner.handle("SessionStart", {"session_id": "n", "cwd": str(memory_root.parent)}, memory_root)

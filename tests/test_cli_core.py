@@ -39,7 +39,7 @@ DAY = """\
 @pytest.fixture(autouse=True)
 def fake_model(monkeypatch):
     """The CLI builds its embedder from config: give it the fake one."""
-    monkeypatch.setattr("memdown.services.memory.embedder_from_config", lambda config: FakeEmbedder())
+    monkeypatch.setattr("memdown.services.upkeep.memory.embedder_from_config", lambda config: FakeEmbedder())
 
 
 def md(*args: str):

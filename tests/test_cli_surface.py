@@ -38,7 +38,7 @@ DAY = "# 2026-03-14\n\n## Session 09:12\n\n### 09:40\n<!-- session:sess-aaa turn
 
 @pytest.fixture(autouse=True)
 def fake_model(monkeypatch):
-    monkeypatch.setattr("memdown.services.memory.embedder_from_config", lambda config: FakeEmbedder())
+    monkeypatch.setattr("memdown.services.upkeep.memory.embedder_from_config", lambda config: FakeEmbedder())
 
 
 def md(*args: str):
@@ -118,7 +118,7 @@ def test_transcript_dir_chooses_whose_recorded_sessions_may_be_read(memory_root:
     paths.daily_file(other, "2026-11-21").write_text(
         f"# 2026-11-21\n\n## Session 10:00\n<!-- session:{b.session_id} turn:t1 transcript:{recorded} -->\n\n- x\n")
     assert md("transcript", str(recorded)).exit_code == 7  # the default memory never recorded it
-    from memdown.services.drilldown import note_imported
+    from memdown.services.recall.drilldown import note_imported
 
     note_imported(recorded)  # an import on this machine recorded it (an anchor alone is repository data)
     assert md("transcript", str(recorded)).exit_code == 7  # still not the default memory's
@@ -168,7 +168,7 @@ RUNNER = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
 from conftest import FakeEmbedder
-import memdown.services.memory as memory
+import memdown.services.upkeep.memory as memory
 memory.embedder_from_config = lambda config: FakeEmbedder()
 sys.argv = ["memdown", *sys.argv[1:]]
 from memdown.entry import main

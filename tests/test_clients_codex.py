@@ -109,7 +109,7 @@ def test_a_claude_code_transcript_still_goes_to_its_own_parser(tmp_path: Path) -
 
 def test_capture_names_the_agent_in_the_session_heading(tmp_path: Path, memory_root: Path) -> None:
     from memdown.config import load_config
-    from memdown.services.capture import record_session
+    from memdown.services.capture.record import record_session
 
     path = rollout_0171(tmp_path)
     config = load_config(memory_root)
@@ -182,7 +182,7 @@ def test_search_filters_by_agent(memory_root: Path, mode: str) -> None:
 def test_import_brings_in_this_projects_codex_sessions_once(tmp_path: Path, memory_root: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from memdown.config import load_config
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.capture.importer import import_transcripts, survey
 
     project = memory_root.parent
     home = tmp_path / "codex-home"
@@ -208,7 +208,7 @@ def test_import_brings_in_this_projects_codex_sessions_once(tmp_path: Path, memo
 def test_import_of_every_real_codex_log_brings_in_every_session_with_a_typed_prompt(
         shared_agents: Path, memory_root: Path) -> None:
     from memdown.config import load_config
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.capture.importer import import_transcripts, survey
 
     table = (shared_agents / "README.md").read_text(encoding="utf-8")
     expected = {m[1]: int(m[2]) for m in re.finditer(r"^\| codex \| (\S+) \| (\d+) \|", table, re.M)}

@@ -159,8 +159,8 @@ def test_every_real_log_parses_to_its_typed_prompt_count(shared_agents: Path, cl
 def test_import_of_every_real_log_brings_in_every_session_once(shared_agents: Path, memory_root: Path,
                                                                client: str) -> None:
     from memdown.config import load_config
-    from memdown.services.import_clients import OPENCODE_PIECE
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.capture.import_clients import OPENCODE_PIECE
+    from memdown.services.capture.importer import import_transcripts, survey
 
     expected = _expected(shared_agents, client)
     sessions = {shared_agents / client / rel for rel in expected}
@@ -183,8 +183,8 @@ def test_import_of_every_real_log_brings_in_every_session_once(shared_agents: Pa
 def test_import_finds_this_projects_gemini_and_copilot_sessions(tmp_path: Path, memory_root: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from memdown.config import load_config
-    from memdown.services.import_clients import NO_CWD
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.capture.import_clients import NO_CWD
+    from memdown.services.capture.importer import import_transcripts, survey
 
     project = memory_root.parent
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
@@ -245,8 +245,8 @@ def test_an_opencode_database_is_every_top_level_session_in_it(tmp_path: Path) -
 def test_the_transcript_command_reads_an_imported_gemini_chat_by_its_anchor(tmp_path: Path, memory_root: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from memdown.config import load_config
-    from memdown.services.drilldown import transcript_view
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.recall.drilldown import transcript_view
+    from memdown.services.capture.importer import import_transcripts, survey
 
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
     project = memory_root.parent
@@ -263,7 +263,7 @@ def test_the_transcript_command_reads_an_imported_gemini_chat_by_its_anchor(tmp_
 def test_the_import_report_names_the_prompts_a_reader_left_out(tmp_path: Path, memory_root: Path) -> None:
     from memdown.clients.copilot import NUDGE
     from memdown.config import load_config
-    from memdown.services.importer import import_transcripts, survey
+    from memdown.services.capture.importer import import_transcripts, survey
 
     found = survey([copilot_log(tmp_path)], cwd=memory_root.parent, root=memory_root)
     report = import_transcripts(memory_root, found, config=load_config(memory_root), index=False)

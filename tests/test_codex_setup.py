@@ -10,7 +10,7 @@ import pytest
 
 from memdown.errors import InputFileError
 from memdown.hooks.pretool import answer
-from memdown.services import codex_setup
+from memdown.services.clients import codex_setup
 
 THEIRS = {
     "model": "o3",

@@ -12,7 +12,7 @@ import pytest
 
 from memdown import api
 from memdown.config import load_config
-from memdown.services import memory as service_memory
+from memdown.services.upkeep import memory as service_memory
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memdown"
 EDGE_PARTS = {"cli", "hooks", "daemon", "api.py", "mcpserver.py", "entry.py", "__main__.py", "config.py"}

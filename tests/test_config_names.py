@@ -70,7 +70,7 @@ def test_mining_off_by_the_old_key_stops_failure_signals(memory_root: Path):
 
 
 def test_chunk_defaults_live_in_config_and_the_index_uses_them():
-    from memdown.services.indexing import chunk_options
+    from memdown.services.upkeep.indexing import chunk_options
     from memdown.store.chunker import ChunkOptions
 
     assert ChunkOptions().max_chars == DEFAULTS["chunking"]["max_chars"] == 250

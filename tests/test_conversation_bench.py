@@ -111,7 +111,7 @@ def test_captured_memory_is_rebuilt_when_any_module_of_the_capture_path_changes(
     shutil.copytree(memory.REPO / "memdown", tmp_path / "memdown")
     monkeypatch.setattr(memory, "REPO", tmp_path)
     stamps = [memory._stamp([])]
-    for module in ("redact/__init__.py", "services/outcome.py", "fence.py", "lazyre.py", "transcript/segments.py",
+    for module in ("redact/__init__.py", "services/capture/outcome.py", "fence.py", "lazyre.py", "transcript/segments.py",
                    "store/daily.py"):
         with (tmp_path / "memdown" / module).open("a") as f:
             f.write("\n# changed\n")

@@ -23,7 +23,7 @@ from memdown.live.client import ask_daemon
 from memdown.live.protocol import MAX_REQUEST_BYTES
 from memdown.daemon.server import Daemon
 from memdown.daemon.transport import DaemonError, prepare_socket_dir
-from memdown.services.verify import verify
+from memdown.services.upkeep.verify import verify
 
 
 

@@ -15,7 +15,7 @@ from memdown.daemon.index_writer import IndexWriter
 from memdown.daemon.query import QueryHandler
 from memdown.daemon.state import SharedIndex
 from memdown.daemon.watcher import ChangeQueue
-from memdown.services.queries import run_query
+from memdown.services.recall.queries import run_query
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from conftest import run_memdown
 from transcript_factory import TranscriptBuilder
 
 from memdown.config import Config
-from memdown.services.capture import record_session
-from memdown.services.search import SearchOptions, build_where
-from memdown.services.summarize import claude_summary, conclusion, extractive_summary
+from memdown.services.capture.record import record_session
+from memdown.services.recall.search import SearchOptions, build_where
+from memdown.services.capture.summarize import claude_summary, conclusion, extractive_summary
 from memdown.store.daily import read_entries
 from memdown.store.kinds import kind_for
 from memdown.transcript.parser import parse_transcript
@@ -276,7 +276,7 @@ def test_api_errors_are_kept_apart_from_the_models_words(tmp_path):
 
 
 def test_the_model_sees_the_folded_ask_and_the_final_message(tmp_path):
-    from memdown.services.summarize import SUMMARY_INSTRUCTIONS, render_unit_for_model
+    from memdown.services.capture.summarize import SUMMARY_INSTRUCTIONS, render_unit_for_model
 
     b = TranscriptBuilder()
     b.prompt("keep get_budget_data as is for now")

@@ -37,7 +37,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # A CLAUDE.md/AGENTS.md memdown created is committed and read by every clone: 0644, set after the CAS write.
     ("learning/promote.py", "os.chmod"): "an instruction file memdown created, made readable to the team",
     # forget --session: the archived session's subagent folder in MEMDOWN_HOME (link checked just before).
-    ("services/forget.py", "shutil.rmtree"): "a forgotten session's archive folder in MEMDOWN_HOME",
+    ("services/upkeep/forget.py", "shutil.rmtree"): "a forgotten session's archive folder in MEMDOWN_HOME",
     # LanceDB owns the index folder's files; memdown only removes or replaces the folder as a whole, after
     # fsutil.make_dirs proved no link on the way (ChunkTable.reset / the snapshot swap).
     ("index/table.py", "shutil.rmtree"): "the LanceDB folder, replaced whole",
@@ -53,11 +53,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     **{("index/embedder.py", call): "the packaged model files and fastembed's model folder" for call in (
         "open", "Path.mkdir", "Path.read_text", "Path.write_text", "Path.symlink_to", "os.replace", "Path.unlink")},
     # Index snapshots: tar files at paths a person names (export/import) and the swap of the whole LanceDB folder.
-    **{("services/snapshot.py", call): "index snapshot archives and the LanceDB folder swap" for call in (
+    **{("services/upkeep/snapshot.py", call): "index snapshot archives and the LanceDB folder swap" for call in (
         "open", "tarfile.open", "Path.mkdir", "Path.write_text", "os.replace", "shutil.rmtree",
         "Path.unlink")},
     # git's merge-driver protocol: git's own temp files (%O %A %B) and a private tempfile.TemporaryDirectory.
-    ("services/merge.py", "Path.write_text"): "git's merge files and a private temp folder",
+    ("services/upkeep/merge.py", "Path.write_text"): "git's merge files and a private temp folder",
     # The daemon's socket folder in XDG_RUNTIME_DIR: its own owner/mode/link checks (tests/attack/test_local_isolation).
     **{("daemon/transport.py", call): "the daemon's private socket folder (own checks)" for call in (
         "Path.mkdir", "os.chmod", "Path.unlink")},

@@ -52,7 +52,8 @@ def _session(home: Path, cwd: Path) -> tuple[TranscriptBuilder, Path]:
 def _later_stop(root: Path, b: TranscriptBuilder, transcript: Path, monkeypatch) -> None:
     """The session goes on: one more turn, then its SessionEnd job runs (capture, archive, mining, index)."""
     from memdown.config import load_config
-    from memdown.services import jobs, worker
+    from memdown.services.capture import jobs
+    from memdown.services.capture import worker
 
     b.prompt("Now update the README install section")
     b.reply("Updated the README install section.")
@@ -107,8 +108,8 @@ def _recorded(memory_root: Path, home: Path, cwd: Path, fake_embedder):
     """The session recorded, archived, mined and indexed in-process (extractive; the fake embedder)."""
     from memdown.api import Memory
     from memdown.config import load_config
-    from memdown.services.capture import record_session
-    from memdown.services.signal_mining import mine_session
+    from memdown.services.capture.record import record_session
+    from memdown.services.capture.signal_mining import mine_session
     from memdown.store.layout import init_layout
     from memdown.transcript.archive import archive_transcript
 
@@ -125,7 +126,7 @@ def _recorded(memory_root: Path, home: Path, cwd: Path, fake_embedder):
 
 def test_a_deletion_by_hand_is_forgotten_everywhere_once_verify_runs(isolate_paths: Path, memory_root: Path,
                                                                       fake_embedder, monkeypatch) -> None:
-    from memdown.services.verify import verify
+    from memdown.services.upkeep.verify import verify
     from memdown.store import daily, forgetting, written
 
     home, memdown_home = Path(os.environ["HOME"]), Path(os.environ["MEMDOWN_HOME"])
@@ -149,7 +150,7 @@ def test_a_deletion_by_hand_is_forgotten_everywhere_once_verify_runs(isolate_pat
 
 def test_forget_a_whole_session_drops_its_archive_and_a_day_its_entries(isolate_paths: Path, memory_root: Path,
                                                                         fake_embedder) -> None:
-    from memdown.services.forget import describe, forget, plan_forget
+    from memdown.services.upkeep.forget import describe, forget, plan_forget
 
     home, memdown_home = Path(os.environ["HOME"]), Path(os.environ["MEMDOWN_HOME"])
     b, _transcript, mem = _recorded(memory_root, home, isolate_paths, fake_embedder)
@@ -173,7 +174,7 @@ def _signal_id(root: Path) -> str:
 
 def test_forget_refuses_what_it_cannot_name(isolate_paths: Path, memory_root: Path, fake_embedder) -> None:
     from memdown.errors import NotFoundError, UsageError
-    from memdown.services.forget import plan_forget
+    from memdown.services.upkeep.forget import plan_forget
 
     home = Path(os.environ["HOME"])
     _b, _transcript, mem = _recorded(memory_root, home, isolate_paths, fake_embedder)

@@ -8,8 +8,8 @@ from pathlib import Path
 from transcript_factory import TranscriptBuilder
 
 from memdown.config import Config
-from memdown.services import recorded_turns
-from memdown.services.capture import record_session
+from memdown.services.capture import recorded_turns
+from memdown.services.capture.record import record_session
 from memdown.store.daily import read_entries
 
 
@@ -113,7 +113,7 @@ def test_mining_a_fork_does_not_repeat_the_parents_signals(tmp_path, memory_root
 def test_mining_a_resume_with_fresh_uuids_does_not_repeat_the_parents_signals(tmp_path, memory_root):
     """Older clients re-logged the parent's history under fresh uuids (same API message ids): the uuid
     check cannot see the copy, the recorded-turns registry can."""
-    from memdown.services.signal_mining import mine_session
+    from memdown.services.capture.signal_mining import mine_session
     from memdown.signals import store
 
     config = _config()

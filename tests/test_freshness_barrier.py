@@ -17,8 +17,8 @@ import pytest
 
 from conftest import run_memdown, wait_for
 from memdown.live import barrier, lifecycle
-from memdown.services import freshness
-from memdown.services.freshness import changed_sources
+from memdown.services.upkeep import freshness
+from memdown.services.upkeep.freshness import changed_sources
 
 pytestmark = pytest.mark.integration
 

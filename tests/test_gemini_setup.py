@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memdown.errors import InputFileError
-from memdown.services import gemini_setup
+from memdown.services.clients import gemini_setup
 
 THEIRS = {
     "model": {"name": "gemini-2.5-pro"},

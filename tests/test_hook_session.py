@@ -32,7 +32,7 @@ def test_first_session_says_once_where_memory_lives_and_how_to_turn_it_off(memor
 
 
 def test_the_notice_is_per_project(tmp_path: Path, isolate_paths: Path):
-    from memdown.services.session import first_run_notice
+    from memdown.services.recall.session import first_run_notice
 
     assert "MEMDOWN_DISABLE" in first_run_notice(tmp_path / "a" / ".memdown")
     assert first_run_notice(tmp_path / "a" / ".memdown") == ""

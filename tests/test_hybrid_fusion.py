@@ -9,7 +9,7 @@ Two queries, each answerable by one side only:
   full-text finds the exact token.
 
 Hybrid must answer both. Making hybrid text-only or vector-only (one line in
-``services/search.py``) turns this red; ``bench/mutation.py`` checks that.
+``services/recall/search.py``) turns this red; ``bench/mutation.py`` checks that.
 """
 from __future__ import annotations
 

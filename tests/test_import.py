@@ -13,7 +13,7 @@ import pytest
 from conftest import run_memdown, wait_for
 from transcript_factory import TranscriptBuilder
 
-from memdown.services.importer import find_transcripts, project_key
+from memdown.services.capture.importer import find_transcripts, project_key
 from memdown.store.daily import read_entries
 
 ENV = {"MEMDOWN_SUMMARIZER_USE_CLAUDE": "1", "MEMDOWN_ARCHIVE_ENABLED": "0"}  # import must not use claude anyway

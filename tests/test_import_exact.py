@@ -11,9 +11,9 @@ from conftest import run_memdown
 from transcript_factory import TranscriptBuilder
 
 from memdown.config import load_config
-from memdown.services.capture import record_session
-from memdown.services.import_sources import project_key, survey
-from memdown.services.importer import import_transcripts
+from memdown.services.capture.record import record_session
+from memdown.services.capture.import_sources import project_key, survey
+from memdown.services.capture.importer import import_transcripts
 from memdown.store.anchors import Anchor, anchor_escape, anchor_unescape, parse_anchor
 from memdown.store.daily import heal_recent, read_entries, vanished
 
@@ -169,7 +169,7 @@ def test_a_cited_file_name_of_any_shape_keeps_the_anchor_whole():
 def test_the_drill_down_opens_an_imported_file_by_its_anchor_or_its_session(isolate_paths, memory_root, tmp_path):
     """What expand shows (the anchor's escaped path) and the session id both lead back to the turns,
     also for a file imported from outside the client's projects folder."""
-    from memdown.services.drilldown import transcript_view
+    from memdown.services.recall.drilldown import transcript_view
 
     b = TranscriptBuilder(cwd=str(isolate_paths))
     b.prompt("Document the backup rotation")

@@ -14,8 +14,8 @@ from conftest import run_memdown
 from transcript_factory import TranscriptBuilder
 
 from memdown.config import load_config
-from memdown.services.import_sources import SUBAGENT_LOG, project_key, started_in, survey
-from memdown.services.importer import import_transcripts
+from memdown.services.capture.import_sources import SUBAGENT_LOG, project_key, started_in, survey
+from memdown.services.capture.importer import import_transcripts
 from memdown.store.daily import read_entries
 from memdown.transcript.layout import looks_like_transcript, sniff
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import SHARED_TRANSCRIPTS
 from memdown.config import load_config
-from memdown.services.importer import import_transcripts, survey
+from memdown.services.capture.importer import import_transcripts, survey
 from memdown.store.anchors import anchor_unescape
 from memdown.store.daily import read_entries
 

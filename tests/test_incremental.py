@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import REPO_ROOT
 from memdown.api import Memory
 from memdown.index.table import ChunkTable
-from memdown.services.verify import verify
+from memdown.services.upkeep.verify import verify
 
 
 def day(n: int, *sections: str) -> str:
@@ -82,7 +82,7 @@ def test_noop_index_loads_neither_lancedb_nor_the_model(memory_root: Path, fake_
 
 
 def test_verify_checks_unchanged_files_by_fingerprint(memory_root: Path, fake_embedder, monkeypatch) -> None:
-    import memdown.services.verify as verify_module
+    import memdown.services.upkeep.verify as verify_module
 
     (memory_root / "memory").mkdir(parents=True)
     for n in (4, 5):

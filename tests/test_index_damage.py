@@ -18,8 +18,8 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.live.client import ask_daemon
 from memdown.daemon.server import Daemon
-from memdown.services.repair import repair
-from memdown.services.verify import verify
+from memdown.services.upkeep.repair import repair
+from memdown.services.upkeep.verify import verify
 
 CASES = sorted(DAMAGE)
 

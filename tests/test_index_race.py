@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import memdown.services.memory as memory_module
+import memdown.services.upkeep.memory as memory_module
 from memdown.api import Memory
 
 pytestmark = pytest.mark.integration

@@ -95,7 +95,7 @@ PUSH_ERROR = ("Exit code 1\nremote: error: File data/model.bin is 103.00 MB; thi
 
 def test_the_failing_call_is_never_named_as_its_own_fix(memory_root, tmp_path):
     """The issue's case: a push rejected over a 103 MB file, fixed by untracking it, then the same push."""
-    from memdown.services.signal_mining import mine_session
+    from memdown.services.capture.signal_mining import mine_session
     from tests.transcript_factory import TranscriptBuilder
 
     memory_root.mkdir(parents=True)

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_memdown
 from memdown.config import load_config
-from memdown.services.signal_mining import mine_session
+from memdown.services.capture.signal_mining import mine_session
 from memdown.signals import restated, store
 from memdown.store import forgetting
 from transcript_factory import TranscriptBuilder

@@ -11,8 +11,8 @@ from conftest import FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
 from memdown.config import load_config
-from memdown.services.indexing import index_identity
-from memdown.services.verify import verify
+from memdown.services.upkeep.indexing import index_identity
+from memdown.services.upkeep.verify import verify
 from memdown.store.chunker import ChunkOptions, chunk_markdown
 from memdown.store.mixrecipe import Recipe, compose, parse
 
@@ -126,7 +126,8 @@ def test_editing_a_neighbour_or_heading_re_mixes_the_unit(memory_root: Path, edi
 
 
 def test_the_background_filler_mixes_vectors_as_a_full_build(memory_root: Path, tmp_path: Path, monkeypatch):
-    from memdown.services import text_first, vector_fill
+    from memdown.services.upkeep import text_first
+    from memdown.services.upkeep import vector_fill
 
     monkeypatch.setattr(text_first, "start_filler", lambda root: None)  # filled in process below
     monkeypatch.setattr("memdown.index.embedder.embedder_from_config", lambda config: FakeEmbedder())

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT
-from memdown.services.outcome import is_filler, structured
-from memdown.services.summarize import extractive_summary
+from memdown.services.capture.outcome import is_filler, structured
+from memdown.services.capture.summarize import extractive_summary
 from memdown.store.daily import Entry, render_entry
 from memdown.transcript.parser import parse_transcript
 from transcript_factory import TranscriptBuilder

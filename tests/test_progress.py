@@ -35,7 +35,7 @@ def test_work_shorter_than_the_delay_shows_nothing_even_on_a_terminal():
 
 def test_a_search_that_builds_the_index_reports_progress(memory_root: Path):
     from memdown.config import load_config
-    from memdown.services.memory import Memory
+    from memdown.services.upkeep.memory import Memory
 
     (memory_root / "memory").mkdir(parents=True)
     (memory_root / "memory" / "2026-01-02.md").write_text("# 2026-01-02\n\n## Session 09:00\n\n### 09:05\n- redis ttl\n")
@@ -49,8 +49,8 @@ def test_a_search_that_builds_the_index_reports_progress(memory_root: Path):
 def test_stats_says_when_the_index_is_behind_the_markdown_and_the_capture_queue(memory_root: Path):
     """Observation 5 of #19: right after a bulk capture, `stats` said `index: ok` while files were still arriving."""
     from memdown.config import load_config
-    from memdown.services.jobs import enqueue
-    from memdown.services.memory import Memory
+    from memdown.services.capture.jobs import enqueue
+    from memdown.services.upkeep.memory import Memory
 
     day = "# 2026-01-0{n}\n\n## Session 09:00\n\n### 09:05\n- redis ttl {n}\n"
     (memory_root / "memory").mkdir(parents=True)

@@ -11,8 +11,8 @@ from pathlib import Path
 from conftest import REPO_ROOT, FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
-from memdown.services.indexing import index_identity
-from memdown.services.quickcheck import report_if_current
+from memdown.services.upkeep.indexing import index_identity
+from memdown.services.upkeep.quickcheck import report_if_current
 
 
 def build(root: Path) -> Memory:

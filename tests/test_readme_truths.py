@@ -39,7 +39,7 @@ def _named(text: str) -> set[str]:
 
 def test_the_readme_lists_every_field_of_a_real_search_json_record(memory_root: Path):
     from memdown.config import load_config
-    from memdown.services.memory import Memory
+    from memdown.services.upkeep.memory import Memory
 
     (memory_root / "memory").mkdir(parents=True)
     (memory_root / "memory" / "2026-03-14.md").write_text(DAY)

@@ -10,7 +10,7 @@ from conftest import FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
 from memdown.index.textprep import fts_config_id, fts_extra, fts_query
-from memdown.services.sequence import asks_what_came_next
+from memdown.services.recall.sequence import asks_what_came_next
 
 DAY = """\
 # 2026-03-14

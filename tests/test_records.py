@@ -12,7 +12,7 @@ from memdown.daemon.watcher import diff_targets, indexed_files
 from memdown.index.records import (
     FileRecord, RecordsDamaged, chunk_key, load_records, read_records, row_key, save_records, stat_diff,
 )
-from memdown.services.indexing import changed_sources, chunk_options
+from memdown.services.upkeep.indexing import changed_sources, chunk_options
 from memdown.store import automemory
 from memdown.store.chunker import chunk_markdown
 

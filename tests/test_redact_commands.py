@@ -61,7 +61,7 @@ def test_every_writer_of_a_command_masks_it_and_a_failure_echo_too() -> None:
     assert pw not in str(redact_structure({"tool_input": {"command": command}}))
     assert pw not in redact_echoes(f"Login failed for sa using {pw}: {command}", command)
     from memdown.learning.fixes import _input_summary
-    from memdown.services.summarize import _command_text
+    from memdown.services.capture.summarize import _command_text
     from memdown.transcript.content import classify_user
 
     assert pw not in _input_summary("Bash", {"command": command}) and pw not in _command_text(command)

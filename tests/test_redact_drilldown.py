@@ -87,7 +87,7 @@ def test_raw_shows_the_recorded_text_to_a_person_at_a_terminal(isolate_paths):
 def test_expand_shows_a_secret_pasted_into_a_day_file_redacted(memory_root):
     from conftest import FakeEmbedder
     from memdown.config import load_config
-    from memdown.services.memory import Memory
+    from memdown.services.upkeep.memory import Memory
 
     memory_root.mkdir(parents=True)
     day = paths.daily_file(memory_root, "2026-03-14")

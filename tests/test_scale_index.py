@@ -12,8 +12,8 @@ from conftest import FakeEmbedder, wait_for
 from memdown import paths
 from memdown.api import Memory
 from memdown.index.cache import CachedEmbedder, EmbeddingCache, text_hash
-from memdown.services import indexing
-from memdown.services.vector_index import ann_due, build_vector_index
+from memdown.services.upkeep import indexing
+from memdown.services.upkeep.vector_index import ann_due, build_vector_index
 
 
 def write_days(root: Path, days: int, entries: int) -> None:

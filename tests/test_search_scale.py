@@ -12,7 +12,7 @@ from conftest import FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
 from memdown.index.table import SCALAR_INDEXES, ChunkTable
-from memdown.services.verify import verify
+from memdown.services.upkeep.verify import verify
 
 DAY = """\
 # 2026-03-14

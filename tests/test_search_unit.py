@@ -11,8 +11,8 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.errors import AmbiguousIdError, NotFoundError, UsageError
 from memdown.index.table import sql_literal
-from memdown.services.expand import find_row
-from memdown.services.search import SearchOptions
+from memdown.services.recall.expand import find_row
+from memdown.services.recall.search import SearchOptions
 
 HIT_FIELDS = {"id", "score", "kind", "source", "start_line", "end_line", "heading", "date", "session", "turn",
               "transcript", "text"}
@@ -272,7 +272,7 @@ def test_stats_without_index(memory_root: Path):
 
 
 def test_the_query_is_embedded_once_before_the_index_is_opened(mem: Memory, monkeypatch: pytest.MonkeyPatch):
-    """A cold search embeds the query while LanceDB still imports (services/memory.py), and search_table
+    """A cold search embeds the query while LanceDB still imports (services/upkeep/memory.py), and search_table
     uses that vector instead of embedding again."""
     events: list[str] = []
     inner = mem._embedder_inner

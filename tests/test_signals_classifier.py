@@ -76,7 +76,7 @@ def test_classifier_decides_and_phrase_tables_explain(tmp_path):
 
 
 def test_mining_uses_the_learned_detector_from_the_service(memory_root, tmp_path, monkeypatch):
-    from memdown.services import signal_mining
+    from memdown.services.capture import signal_mining
 
     path = _transcript(tmp_path, [("set up the project", "Done with npm."), ("that staging box is off limits", "ok")])
     monkeypatch.setattr(signal_mining, "learned_detector", lambda config: FlagEvery("off limits"))
@@ -86,7 +86,7 @@ def test_mining_uses_the_learned_detector_from_the_service(memory_root, tmp_path
 
 
 def test_mining_without_the_model_falls_back_to_phrase_tables(memory_root, tmp_path, monkeypatch):
-    from memdown.services.signal_mining import learned_detector
+    from memdown.services.capture.signal_mining import learned_detector
 
     monkeypatch.setattr(C, "MODEL_FILE", tmp_path / "missing.npz")
     monkeypatch.setattr(C, "load_classifier", lambda *a, **k: C.Classifier(C.load_weights(C.MODEL_FILE), None))
@@ -100,7 +100,7 @@ def test_mining_without_the_model_falls_back_to_phrase_tables(memory_root, tmp_p
 
 def test_mining_with_learned_on_runs_the_shipped_weights(memory_root, tmp_path, monkeypatch):
     """``mining.learned = true``: the service loads the shipped weights (no embedder) and they decide."""
-    from memdown.services import signal_mining
+    from memdown.services.capture import signal_mining
 
     monkeypatch.setenv("MEMDOWN_MINING_LEARNED", "true")
     path = _transcript(tmp_path, [("set up the build", "I ran npm install and the build passes."),

@@ -9,7 +9,7 @@ import pytest
 from memdown.config import load_config
 from memdown.errors import InputFileError
 from memdown.learning.fixes import record_failure
-from memdown.services.signal_mining import mine_session
+from memdown.services.capture.signal_mining import mine_session
 from memdown.signals import store
 from memdown.signals.mining import read_state
 from transcript_factory import TranscriptBuilder

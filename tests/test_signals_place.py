@@ -13,8 +13,8 @@ from conftest import run_memdown
 from memdown.config import load_config
 from memdown.learning import review
 from memdown.learning.candidates import actionable
-from memdown.services.search import Hit, SearchOptions, build_where
-from memdown.services.windows import prefer_newer
+from memdown.services.recall.search import Hit, SearchOptions, build_where
+from memdown.services.recall.windows import prefer_newer
 from memdown.signals import store
 from memdown.signals.store import Signal
 

@@ -14,8 +14,8 @@ from conftest import FakeEmbedder, run_memdown
 from memdown import paths
 from memdown.api import Memory
 from memdown.errors import SnapshotError, SnapshotMismatchError
-from memdown.services.indexing import index_identity
-from memdown.services.quickcheck import report_if_current
+from memdown.services.upkeep.indexing import index_identity
+from memdown.services.upkeep.quickcheck import report_if_current
 
 
 class OtherModel(FakeEmbedder):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memdown.config import Config
-from memdown.services.staleness import Judge, newer_first, record, repository_of
+from memdown.services.recall.staleness import Judge, newer_first, record, repository_of
 from memdown.store.anchors import parse_anchor
 from memdown.store.citations import cited_in_text, cited_lines, fingerprint, parse_cites, symbol_span
 
@@ -98,7 +98,7 @@ def test_search_says_fresh_changed_moved_gone_in_json_and_text(repo: Path, memor
     listed = {item["session"]: item["freshness"]["state"] for item in json.loads(run_memdown("stale", "--json").stdout)}
     assert listed == {"login": "changed", "legacy": "gone", "config": "moved"}  # the fresh one is not listed
     assert "[changed]" in run_memdown("stale").stdout
-    from memdown.services.digest import build_digest
+    from memdown.services.recall.digest import build_digest
 
     digest = str(build_digest(memory_root, max_chars=5000, max_entries=10)[0])
     assert "[stale: src/auth.py login changed since]" in digest and "[stale: src/cache.py" not in digest
@@ -117,7 +117,7 @@ def test_a_hand_written_entry_is_judged_from_git_since_its_date(repo: Path, memo
 
 
 def test_capture_records_the_commit_and_the_turns_files_in_the_anchor(repo: Path, memory_root: Path, tmp_path: Path):
-    from memdown.services.capture import record_session
+    from memdown.services.capture.record import record_session
 
     run_memdown("init")
     b = TranscriptBuilder(cwd=str(repo))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memdown.services.merge import merge_texts, units
+from memdown.services.upkeep.merge import merge_texts, units
 from transcript_factory import TranscriptBuilder, hook_payload
 
 PG = "Exit code 2\npsql: error: connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: No such file or directory"

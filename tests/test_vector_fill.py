@@ -1,5 +1,5 @@
 """Text-first builds (issue #13 item 4): rows written without vectors past index.defer_vectors_above,
-searchable by full text at once, filled in newest first by the filler (services/vector_fill.py)."""
+searchable by full text at once, filled in newest first by the filler (services/upkeep/vector_fill.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,12 +11,12 @@ from memdown.api import Memory
 from memdown.config import load_config
 from memdown.errors import VectorsPendingError
 from memdown.index.table import ChunkTable
-from memdown.services import text_first as vector_fill
-from memdown.services.text_first import pending_vectors
-from memdown.services.vector_fill import fill_vectors
-from memdown.services.vector_index import ann_due
-from memdown.services.repair import repair
-from memdown.services.verify import verify
+from memdown.services.upkeep import text_first as vector_fill
+from memdown.services.upkeep.text_first import pending_vectors
+from memdown.services.upkeep.vector_fill import fill_vectors
+from memdown.services.upkeep.vector_index import ann_due
+from memdown.services.upkeep.repair import repair
+from memdown.services.upkeep.verify import verify
 
 WORDS = ["alpha", "beta", "gamma", "delta", "okapi", "zebra", "walrus", "heron", "lynx", "otter"]
 

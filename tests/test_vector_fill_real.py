@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import run_memdown, wait_for
 from memdown import paths
 from memdown.index.table import ChunkTable
-from memdown.services.text_first import filler_running, pending_vectors
+from memdown.services.upkeep.text_first import filler_running, pending_vectors
 
 ANIMALS = ["okapi", "walrus", "heron", "lynx", "otter", "tapir", "ibis", "marmot", "gecko", "bison"]
 

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import run_memdown
 from memdown.api import Memory
-from memdown.services.repair import repair
-from memdown.services.verify import verify
+from memdown.services.upkeep.repair import repair
+from memdown.services.upkeep.verify import verify
 
 
 def day(n: int, *sections: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, run_memdown
-from memdown.services import match
+from memdown.services.recall import match
 
 CORPUS = REPO_ROOT / "bench" / "retrieval" / "corpus"
 

@@ -13,8 +13,8 @@ from memdown import paths
 from memdown.api import Memory
 from memdown.cli.render import render
 from memdown.errors import UsageError
-from memdown.services import windows
-from memdown.services.timeframe import find_range
+from memdown.services.recall import windows
+from memdown.services.recall.timeframe import find_range
 
 DAY = """\
 # 2026-03-03

@@ -3,7 +3,7 @@
     .venv/bin/python bench/entries/evaluate.py [--split test|dev|all] [--path extractive|model|both] [--show ID]
 
 Each labelled transcript is recorded with the real capture pipeline
-(``services.capture.record_session``) into a scratch memory root, and the
+(``services.capture.record.record_session``) into a scratch memory root, and the
 entries written are read back from the markdown. Scores:
 
 - fact coverage: labelled facts found in the entry anchored to the turn
@@ -99,7 +99,7 @@ def _entries(root: Path) -> dict[str, tuple[str, str]]:
 
 def run(path_name: str, items: list[dict], scratch: Path, show: str | None) -> Score:
     from memdown.config import Config
-    from memdown.services import capture
+    from memdown.services.capture import record as capture
 
     capture.MAX_MODEL_SUMMARIES = 10**6  # every turn through the path under test
     config = Config()

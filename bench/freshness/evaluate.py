@@ -2,7 +2,7 @@
 
 For each labelled memory (bench/freshness/labels.jsonl, made by build.py from real release history and
 labelled with Python's ``ast``), the repository is checked out at the release the memory was written
-at and memdown records its citations the way capture does (``services.staleness.record``, live: the
+at and memdown records its citations the way capture does (``services.recall.staleness.record``, live: the
 working tree holds the change); then the repository is checked out at a later release and memdown
 judges the memory (``Judge.judge``: fresh / changed / moved / gone / unknown). Reported: precision and
 recall of "no longer holds" (changed, moved or gone) and of each state, per split; and the cost of
@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 
 from build import LABELS, REPOS, git  # noqa: E402
 
-from memdown.services.staleness import Judge, record  # noqa: E402
+from memdown.services.recall.staleness import Judge, record  # noqa: E402
 
 STALE = {"changed", "moved", "gone"}
 

@@ -1,8 +1,8 @@
 """``memdown install CLIENT`` / ``memdown uninstall CLIENT``: memdown in another coding agent's settings.
 
 Claude Code gets memdown as a plugin (README); these commands set up the clients that take hooks from
-their own settings files: Codex CLI (``services.codex_setup``), Gemini CLI (``services.gemini_setup``),
-GitHub Copilot CLI and Cursor (``services.agent_hooks``). ``SETUPS`` is the one place that knows them.
+their own settings files: Codex CLI (``services.clients.codex_setup``), Gemini CLI (``services.clients.gemini_setup``),
+GitHub Copilot CLI and Cursor (``services.clients.agent_hooks``). ``SETUPS`` is the one place that knows them.
 They write a person's settings, so they are never run for an agent (the agent-safe command list).
 """
 from __future__ import annotations
@@ -17,20 +17,20 @@ from .render import to_json
 
 
 def _codex(verb: str, project: bool) -> Any:
-    from ..services import codex_setup
+    from ..services.clients import codex_setup
 
     return getattr(codex_setup, verb)(project=project)
 
 
 def _gemini(verb: str, project: bool) -> Any:
-    from ..services import gemini_setup
+    from ..services.clients import gemini_setup
 
     return getattr(gemini_setup, verb)(project=project)
 
 
 def _agent_hooks(client: str) -> Callable[[str, bool], Any]:
     def run(verb: str, project: bool) -> Any:
-        from ..services import agent_hooks
+        from ..services.clients import agent_hooks
 
         return getattr(agent_hooks, verb)(client, project=project)
 

@@ -1,5 +1,5 @@
 """``memdown forget``: remove an entry, a session, a day or every entry matching a text, everywhere
-memdown keeps it (``services.forget``). It shows what it will remove and asks first, unless ``--yes``."""
+memdown keeps it (``services.upkeep.forget``). It shows what it will remove and asks first, unless ``--yes``."""
 from __future__ import annotations
 
 import re
@@ -28,7 +28,7 @@ def forget_cmd(ids: tuple[str, ...], session: str, day: str, text: str, yes: boo
     content); the index, the embedding cache, the healing ledger, signals and the archived transcript lose
     them, and nothing writes them back."""
     from ..errors import NotFoundError, UsageError
-    from ..services.forget import describe, forget, plan_forget
+    from ..services.upkeep.forget import describe, forget, plan_forget
 
     if day and not _DAY.fullmatch(day):
         raise UsageError(f"--day takes YYYY-MM-DD, not {day!r}")

@@ -38,7 +38,7 @@ def worker(job_file: Path, memory_dir: Path | None) -> None:
     """Run one detached job written by a hook (internal)."""
     import logging
 
-    from ..services.worker import run_job_file
+    from ..services.capture.worker import run_job_file
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     root = resolve_root(memory_dir)

@@ -1,4 +1,4 @@
-"""``memdown import``: bring existing Claude Code history into memory (``services.importer``)."""
+"""``memdown import``: bring existing Claude Code history into memory (``services.capture.importer``)."""
 from __future__ import annotations
 
 import sys
@@ -26,7 +26,7 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
     Each turn lands on the day it happened; signals on the day they were said. Running it again adds
     nothing, and an interrupted import resumes where it stopped.
     """
-    from ..services.importer import import_transcripts, pending_units, survey, update_index
+    from ..services.capture.importer import import_transcripts, pending_units, survey, update_index
 
     root = resolve_root(memory_dir)
     found = survey(list(targets), cwd=Path.cwd(), root=root)
@@ -68,7 +68,7 @@ def import_cmd(targets: tuple[Path, ...], summarize: str, no_index: bool, memory
 
 def _nothing_found(found, as_json: bool) -> None:
     """No transcript to import: where memdown looked, and what it found there instead."""
-    from ..services.importer import ImportReport
+    from ..services.capture.importer import ImportReport
 
     report = ImportReport(looked_in=[str(p) for p in found.looked_in])
     for path, reason in found.skipped:

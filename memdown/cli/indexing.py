@@ -76,8 +76,8 @@ def verify(repair: bool, memory_dir: Path | None, as_json: bool) -> None:
     """Check the index against the markdown: missing, outdated and orphaned
     chunks, row counts, model, unreadable index files. Exit code 5 if
     problems remain."""
-    from ..services.repair import repair as repair_index
-    from ..services.verify import verify as verify_index
+    from ..services.upkeep.repair import repair as repair_index
+    from ..services.upkeep.verify import verify as verify_index
 
     mem = open_memory(memory_dir)
     with Progress("checking the index against the markdown") as progress:

@@ -39,7 +39,7 @@ def merge_file(base: Path, ours: Path, theirs: Path, merged_path: str | None) ->
     MERGED_PATH (git's %P) must be a memory file under the memory root; any other file (a
     `* merge=memdown` line would send code here) gets git's own line merge, conflicts marked.
     """
-    from ..services.merge import is_memory_file, merge_files, plain_merge
+    from ..services.upkeep.merge import is_memory_file, merge_files, plain_merge
 
     if not is_memory_file(merged_path, Path.cwd()):
         click.echo(f"memdown: not a memory file, merged by git's own rules: {merged_path}", err=True)

@@ -49,7 +49,7 @@ def declared(specs: tuple[Opt, ...]) -> Callable[[Callable[..., None]], Callable
 def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
     """Ask the warm daemon first; fall back to answering in this process.
 
-    Both paths run ``services.queries.run_query``, so output is the same.
+    Both paths run ``services.recall.queries.run_query``, so output is the same.
     """
     from .fastpath import answer_from_daemon
 
@@ -57,7 +57,7 @@ def _query(memory_dir: Path | None, op: str, params: dict[str, Any]) -> Any:
     answered, result = answer_from_daemon(root, op, params, lambda line: click.echo(line, err=True))
     if answered:
         return result
-    from ..services.queries import run_query
+    from ..services.recall.queries import run_query
     from .progress import Progress
 
     mem = open_memory(root)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..errors import UsageError
-from ..services.queries import FILTERS
+from ..services.recall.queries import FILTERS
 from ..store.kinds import HIDDEN_BY_DEFAULT, KINDS
 
 

@@ -286,7 +286,7 @@ def sweep_cmd(no_fold: bool, no_expire: bool, semantic: bool | None, memory_dir:
 @json_option
 def mine_cmd(transcript: Path, session_id: str, memory_dir: Path | None, as_json: bool) -> None:
     """Mine a transcript for signals now (the hooks do this on PreCompact and SessionEnd)."""
-    from ..services.signal_mining import mine_session
+    from ..services.capture.signal_mining import mine_session
     from ..transcript.layout import first_session_id, session_stem
 
     root = resolve_root(memory_dir)
@@ -330,7 +330,7 @@ def capture_cmd(state: str, global_: bool, memory_dir: Path | None, as_json: boo
 
 def _set_mining(state: str, global_: bool, memory_dir: Path | None, as_json: bool) -> None:
     from ..config import set_value
-    from ..services.status import CAPTURE_KEY, capture_state
+    from ..services.upkeep.status import CAPTURE_KEY, capture_state
 
     root = resolve_root(memory_dir)
     written = None

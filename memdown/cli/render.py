@@ -91,7 +91,7 @@ def _search(hits: list[dict[str, Any]], out: Write) -> None:
 
 
 def weak_match_line(match: dict[str, Any] | None) -> str:
-    """One line when nothing matched strongly (services/match.py), else ""."""
+    """One line when nothing matched strongly (services/recall/match.py), else ""."""
     if not match or not match.get("weak"):
         return ""
     cosine = match.get("cosine")

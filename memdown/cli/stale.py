@@ -19,7 +19,7 @@ def stale(include_fresh: bool, memory_dir: Path | None, as_json: bool) -> None:
     with `memdown forget`.
     """
     from .. import paths
-    from ..services.staleness import stale_entries
+    from ..services.recall.staleness import stale_entries
     from ..store.citations import summary_line
 
     root = resolve_root(memory_dir)

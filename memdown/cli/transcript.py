@@ -37,7 +37,7 @@ def transcript(ref: str, turn_ref: str | None, context: int, memory_dir: Path | 
     """
     if raw:
         _require_person_at_terminal()
-    from ..services.drilldown import transcript_view
+    from ..services.recall.drilldown import transcript_view
 
     shown = transcript_view(resolve_root(memory_dir), ref, turn_ref, context, as_json=as_json, raw=raw)
     _show(shown, as_json, wanted(fence))

@@ -72,7 +72,7 @@ class IndexWriter:
 
     # --- the loop ------------------------------------------------------------
     def run(self) -> None:
-        from ..services.freshness import changed_sources
+        from ..services.upkeep.freshness import changed_sources
 
         try:
             if changed_sources(self.root, trust_watcher=False):  # we are the watcher: walk
@@ -146,7 +146,7 @@ class IndexWriter:
         self.warming = True
         try:
             with self.shared.lock:
-                from ..services.queries import run_query
+                from ..services.recall.queries import run_query
 
                 mem = self.shared.mem
                 mem.notices.clear()

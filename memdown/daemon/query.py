@@ -2,7 +2,7 @@
 
 :meth:`QueryHandler.handle_line` is the ``handle`` function the transport
 serves. It checks the request (protocol version, root, op, parameter types)
-and answers query ops with :func:`memdown.services.queries.run_query` under
+and answers query ops with :func:`memdown.services.recall.queries.run_query` under
 the shared lock, with ``refresh=False`` (the daemon's index writer keeps the
 index current): the same code the CLI runs in-process, so the output is
 identical.
@@ -136,7 +136,7 @@ class QueryHandler:
                 self.shared.refresh_reader()
                 self.shared.mem.notices.clear()
                 try:
-                    from ..services.queries import run_query
+                    from ..services.recall.queries import run_query
 
                     result = run_query(self.shared.mem, op, clean_params(params), refresh=False)
                 finally:

@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import paths
 from ..live import barrier
 from ..index.records import read_records, stat_diff
-from ..services.indexing import memory_files
+from ..services.upkeep.indexing import memory_files
 from ..store.kinds import EXCLUDED_DIRS
 from ..store.reader import path_of
 

@@ -1,6 +1,6 @@
 """Capture hooks (Stop, PreCompact, SessionEnd): queue the job durably, then start the detached worker.
 
-All the work is ``services.detached.queue_job``; this only decides whether
+All the work is ``services.capture.detached.queue_job``; this only decides whether
 there is a turn to capture. No config is read on this path.
 """
 from __future__ import annotations
@@ -22,6 +22,6 @@ def capture(event: str, payload: dict[str, Any], root: Path | None,
     """Durable job first, then the budget, then the worker; nothing when there is no turn to capture."""
     if root is None or payload.get("stop_hook_active") or not payload.get("transcript_path"):
         return
-    from ..services.detached import queue_job
+    from ..services.capture.detached import queue_job
 
     queue_job(root, CAPTURE_JOBS[event], payload, budget, config)

@@ -34,7 +34,7 @@ def shown_as(root: Path) -> str:
 def session_start(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     if root is None or config is None:
         return None
-    from ..services.session import session_brief
+    from ..services.recall.session import session_brief
 
     brief = session_brief(root, config, shown_as=shown_as(root),
                           transcript_path=str(payload.get("transcript_path") or ""),
@@ -46,7 +46,7 @@ def user_prompt(payload: dict[str, Any], root: Path | None, config: Config | Non
     prompt = payload.get("prompt")
     if root is None or config is None or not isinstance(prompt, str) or not paths.daily_dir(root).is_dir():
         return None
-    from ..services.session import prompt_hint
+    from ..services.recall.session import prompt_hint
 
     hint = prompt_hint(root, config, prompt=prompt, session_id=str(payload.get("session_id") or ""),
                        shown_as=shown_as(root))
@@ -56,7 +56,7 @@ def user_prompt(payload: dict[str, Any], root: Path | None, config: Config | Non
 def tool_failure(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     if root is None or config is None or payload.get("is_interrupt") or not root.is_dir():
         return None
-    from ..services.session import failure_note
+    from ..services.recall.session import failure_note
 
     return HookOutput("PostToolUseFailure", context=failure_note(root, config, payload))
 

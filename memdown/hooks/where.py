@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 def log_line(root: Path | None, event: str, message: str) -> None:
     """One line in the hook log (rotated at 1 MB); never raises."""
-    from ..services.jobs import hook_log
+    from ..services.capture.jobs import hook_log
 
     hook_log(root, event, message)
 

@@ -101,7 +101,7 @@ class IndexMeta:
     # Size and mtime of every data and index file at ``table_version``. Lance never
     # rewrites these files, so at that version any difference is damage.
     table_files: dict[str, list[int]] = field(default_factory=dict)
-    # Rows written without a vector by a text-first build, not filled in yet (services/vector_fill.py).
+    # Rows written without a vector by a text-first build, not filled in yet (services/upkeep/vector_fill.py).
     # 0: every row has its vector, and a NULL vector is damage.
     vectors_missing: int = 0
     scalar_indexes: list[str] = field(default_factory=list)  # made by ensure_indexes; older indexes lack some

@@ -207,7 +207,7 @@ def _dedupe(root: Path, session_id: str, found: list[Signal]) -> list[Signal]:
 def mine_session(root: Path, transcript_path: Path, session_id: str, *, config: Config,
                  facts: Sequence[str] = (), adjust: Callable[[str, str], int] | None = None,
                  classify=None, copied: Callable[[Turn], bool] | None = None) -> list[Signal]:
-    """Detect signals since the stored mining point; write and return them. From services.signal_mining:
+    """Detect signals since the stored mining point; write and return them. From services.capture.signal_mining:
     ``facts``, ``adjust``, ``classify`` (the learned detector; None: phrase tables decide), ``copied`` (a
     turn re-logged here under fresh uuids, which ``_dedupe``'s uuid check cannot see)."""
     root = Path(root)

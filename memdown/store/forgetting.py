@@ -1,6 +1,6 @@
 """Forgetting entries of the day files: the tombstone, and the register that keeps them gone.
 
-``memdown forget`` (``services.forget``) replaces an entry's block with a tombstone that says only that
+``memdown forget`` (``services.upkeep.forget``) replaces an entry's block with a tombstone that says only that
 something was forgotten and when::
 
     ### 10:03

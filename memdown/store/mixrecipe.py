@@ -3,7 +3,7 @@
 Instead of embedding each unit with its neighbours' text and its heading again (about twice the
 text the model reads), each unit's own text and each section heading are embedded once, and a
 unit's vector is the normalized sum of its own vector, its section neighbours' vectors times
-``neighbour_weight`` and its heading's vector times ``heading_weight`` (``services/neighbours.py``).
+``neighbour_weight`` and its heading's vector times ``heading_weight`` (``services/upkeep/neighbours.py``).
 
 The recipe is the chunk's ``embed_text``: so its hash (``embed_hash``) changes whenever a part or a
 weight changes, and every reader of ``embed_hash`` (reuse of unchanged rows, the embedding cache,

@@ -19,7 +19,7 @@ source's mtime, and the gzip header's MTIME field holds the source's size
 size" means nothing changed. Archives written before redaction carry 0
 there and are rewritten, redacted, on the next capture.
 
-Archiving runs in the detached worker (``services.capture``), never on a
+Archiving runs in the detached worker (``services.capture.record``), never on a
 hook's fast path.
 
 Forgotten turns (``memdown forget``) are left out of every copy: the caller passes their uuids, and the

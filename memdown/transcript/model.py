@@ -56,7 +56,7 @@ class Turn:
     # Assistant texts and tool calls in the order they happened (for rendering).
     steps: list[str | ToolCall] = field(default_factory=list, repr=False)
     # API message ids of the model's replies: a resumed session that re-logs this turn
-    # under fresh uuids still carries them (services.recorded_turns tells copies apart).
+    # under fresh uuids still carries them (services.capture.recorded_turns tells copies apart).
     message_ids: list[str] = field(default_factory=list, repr=False)
 
     def assistant_text(self) -> str:

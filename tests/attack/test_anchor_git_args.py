@@ -1,6 +1,6 @@
 """A committed anchor's ``commit:`` and ``cites:`` values are data from whoever pushed last.
 
-Freshness (services/staleness.py, store/citations.py) feeds them to git and to file reads. A value
+Freshness (services/recall/staleness.py, store/citations.py) feeds them to git and to file reads. A value
 must never become a git option (``--output=FILE`` makes ``git rev-list``/``git show`` create a file
 anywhere) and a cited path must never read a file outside the repository (absolute, ``..``, a link):
 the verdict would be an oracle on its content, and a device or FIFO could hang a search or the
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memdown.services.staleness import stale_entries
+from memdown.services.recall.staleness import stale_entries
 from memdown.store.citations import cited_lines, fingerprint, quick_check
 
 FOO_OLD = "def foo():\n    return 1\n"

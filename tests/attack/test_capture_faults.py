@@ -12,7 +12,9 @@ import pytest
 from transcript_factory import TranscriptBuilder
 
 from memdown.config import load_config
-from memdown.services import job_status, jobs, worker
+from memdown.services.capture import job_status
+from memdown.services.capture import jobs
+from memdown.services.capture import worker
 from memdown.transcript.parser import parse_transcript
 
 

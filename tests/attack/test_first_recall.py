@@ -72,7 +72,7 @@ def test_the_daemon_answers_the_first_search_while_another_writer_builds(memory_
 # --- search answers on the first try ------------------------------------------------------
 
 def test_search_waits_for_the_first_build_instead_of_no_index(memory_root: Path, fake_embedder) -> None:
-    from memdown.services.memory import Memory
+    from memdown.services.upkeep.memory import Memory
 
     _project(memory_root, "")
     results = _while_another_writer_builds(memory_root, lambda: Memory.open(

@@ -13,7 +13,7 @@ import pytest
 from transcript_factory import TranscriptBuilder
 
 from memdown.errors import MemdownError
-from memdown.services.drilldown import transcript_view
+from memdown.services.recall.drilldown import transcript_view
 from memdown.store import forgetting
 
 

@@ -224,8 +224,8 @@ def test_verify_reports_a_recorded_turn_that_vanished_and_repair_writes_it_back(
     from datetime import datetime
 
     from memdown.api import Memory
-    from memdown.services.repair import repair
-    from memdown.services.verify import verify
+    from memdown.services.upkeep.repair import repair
+    from memdown.services.upkeep.verify import verify
     from memdown.store import daily
 
     entries = [daily.Entry(datetime(2026, 11, 20, 10, n), "s1", f"t{n}", "~/t.jsonl", [f"did step {n}"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdown.services.merge import merge_texts
+from memdown.services.upkeep.merge import merge_texts
 
 HEAD = "# 2026-06-01\n\n## Session 09:00\n\n"
 TOMB = "### 09:05\n*Forgotten on 2026-11-27 (memdown forget).*\n\n"

@@ -235,7 +235,7 @@ def test_transcript_refuses_hostile_anchors(memory_root: Path, isolate_paths: Pa
     # An anchor alone is repository data: the file opens once an import on this machine recorded it
     # (tests/attack/test_transcript_grant.py)
     assert run_memdown("transcript", str(recorded)).returncode == 7
-    from memdown.services.drilldown import note_imported
+    from memdown.services.recall.drilldown import note_imported
 
     note_imported(recorded)
     ok = run_memdown("transcript", str(recorded))

@@ -14,9 +14,9 @@ from transcript_factory import TranscriptBuilder
 
 from memdown.config import load_config
 from memdown.errors import NotATranscriptError
-from memdown.services.drilldown import transcript_view
-from memdown.services.import_sources import survey
-from memdown.services.importer import import_transcripts
+from memdown.services.recall.drilldown import transcript_view
+from memdown.services.capture.import_sources import survey
+from memdown.services.capture.importer import import_transcripts
 from memdown.store.anchors import Anchor, anchor_escape
 
 OLD = time.time() - 86400
@@ -49,7 +49,7 @@ def test_a_committed_anchor_grants_no_read_outside(isolate_paths, memory_root, t
         with pytest.raises(NotATranscriptError if ref != b.session_id[:8] and ref != b.session_id else Exception):
             transcript_view(memory_root, ref)
     from memdown.mcpserver import RecallTools
-    from memdown.services.memory import Memory
+    from memdown.services.upkeep.memory import Memory
 
     tools = RecallTools(Memory(memory_root, config=load_config(memory_root)))
     with pytest.raises(Exception) as refused:

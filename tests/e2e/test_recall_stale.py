@@ -14,7 +14,7 @@ from datetime import datetime
 
 import pytest
 
-from memdown.services.staleness import record
+from memdown.services.recall.staleness import record
 
 from .conftest import RECALL_SKILL, RecallScript, Reply, Request, World
 

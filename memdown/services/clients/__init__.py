@@ -1,0 +1,1 @@
+"""memdown in other coding agents' settings: install and uninstall."""

@@ -1,0 +1,147 @@
+"""``memdown install copilot|cursor`` / ``uninstall``: memdown's hook commands in GitHub Copilot CLI's and
+Cursor's hook files.
+
+Both clients read ``{"version": 1, "hooks": {event: [entry, …]}}`` with flat entries (no matcher groups):
+- Copilot CLI: every ``*.json`` in the repository's ``.github/hooks/`` and in ``$COPILOT_HOME/hooks/``
+  (``~/.copilot/hooks``), all run; an entry is ``{"type": "command", "bash": …, "timeoutSec": …}``.
+  memdown writes its own file there, ``memdown.json``.
+- Cursor: ``.cursor/hooks.json`` in the repository and ``~/.cursor/hooks.json``; an entry is
+  ``{"command": …, "timeout": …, "matcher"?: …}``. memdown adds its entries to that one shared file.
+
+An entry is memdown's when its command is ``memdown hook EVENT CLIENT`` (any path to memdown); every other
+entry and key is kept as it was. Installing twice changes nothing; uninstall removes what install wrote,
+and the file too when install created it and nothing else is in it. What each event answers:
+``hooks.clientwire`` (the payloads and answers, with the vendors' documents it was checked against).
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ... import fsutil, paths
+from ...errors import InputFileError
+from .codex_setup import load_settings, save_settings
+
+
+@dataclass(frozen=True)
+class Hook:
+    client_event: str  # the client's name for the event
+    event: str  # memdown's (``memdown hook EVENT``)
+    timeout: int
+    matcher: str = ""
+
+
+# Copilot CLI: userPromptSubmitted's answer is not read (no pointers there); postToolUse is not needed (capture
+# reads the session's events file).
+COPILOT = (
+    Hook("sessionStart", "SessionStart", 15),
+    Hook("preToolUse", "PreToolUse", 10, "bash|powershell|edit|create|str_replace_editor"),
+    Hook("preCompact", "PreCompact", 30),
+    Hook("agentStop", "Stop", 30),
+    Hook("sessionEnd", "SessionEnd", 5),
+)
+# Cursor: beforeSubmitPrompt cannot add context; afterFileEdit is not needed (capture reads the transcript).
+CURSOR = (
+    Hook("sessionStart", "SessionStart", 15),
+    Hook("beforeShellExecution", "PreToolUse", 10),
+    Hook("preToolUse", "PreToolUse", 10, "Write|StrReplace|Delete|EditNotebook"),
+    Hook("stop", "Stop", 30),
+    Hook("sessionEnd", "SessionEnd", 5),
+)
+HOOKS = {"copilot": COPILOT, "cursor": CURSOR}
+_COMMAND_KEY = {"copilot": "bash", "cursor": "command"}
+_OURS = re.compile(r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+) (?P<client>copilot|cursor)\s*$""")
+
+
+@dataclass
+class HookFileReport:
+    hooks_file: Path
+    skill_file: Path | None = None  # neither client gets a skill from memdown
+    changes: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def hooks_file(client: str, project: bool, start: Path | None = None) -> Path:
+    homes = paths.agent_homes()
+    if client == "copilot":
+        base = paths.project_root(start) / ".github" if project else homes["copilot"]
+        return base / "hooks" / "memdown.json"
+    return (paths.project_root(start) / ".cursor" if project else homes["cursor"]) / "hooks.json"
+
+
+def hook_command(client: str, project: bool, event: str) -> str:
+    """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH."""
+    if project:
+        return f"memdown hook {event} {client}"
+    here = Path(sys.executable).parent / "memdown"
+    found = str(here) if here.is_file() else shutil.which("memdown") or "memdown"
+    return f"{shlex.quote(found)} hook {event} {client}"
+
+
+def _entry(client: str, project: bool, hook: Hook) -> dict:
+    command = hook_command(client, project, hook.event)
+    if client == "copilot":
+        entry: dict = {"type": "command", "bash": command, "timeoutSec": hook.timeout}
+    else:
+        entry = {"command": command, "timeout": hook.timeout}
+    return {**entry, **({"matcher": hook.matcher} if hook.matcher else {})}
+
+
+def is_ours(client: str, entry: object) -> bool:
+    command = entry.get(_COMMAND_KEY[client]) if isinstance(entry, dict) else None
+    match = _OURS.match(command) if isinstance(command, str) else None
+    return match is not None and match["client"] == client
+
+
+def _entries(data: dict, event: str) -> list:
+    entries = data["hooks"].setdefault(event, [])
+    if not isinstance(entries, list):
+        raise InputFileError(f"hooks.{event} is not a list; memdown changed nothing")
+    return entries
+
+
+def install(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
+    """memdown's hook entries in ``client``'s user (or project) hook file; idempotent."""
+    report = HookFileReport(hooks_file(client, project, start))
+    data = load_settings(report.hooks_file)
+    data.setdefault("version", 1)
+    data.setdefault("hooks", {})
+    changed = []
+    for event in dict.fromkeys(h.client_event for h in HOOKS[client]):
+        wanted = [_entry(client, project, h) for h in HOOKS[client] if h.client_event == event]
+        entries = _entries(data, event)
+        if [e for e in entries if is_ours(client, e)] == wanted:
+            continue
+        entries[:] = [e for e in entries if not is_ours(client, e)] + wanted
+        changed.append(event)
+    if changed:
+        save_settings(report.hooks_file, data)
+        report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
+    return report
+
+
+def uninstall(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
+    """Remove exactly memdown's entries; the file goes too when nothing of anyone else's is left in it."""
+    report = HookFileReport(hooks_file(client, project, start))
+    data = load_settings(report.hooks_file)
+    hooks = data.get("hooks") or {}
+    removed = []
+    for event in dict.fromkeys(h.client_event for h in HOOKS[client]):
+        entries = hooks.get(event)
+        if not isinstance(entries, list) or not any(is_ours(client, e) for e in entries):
+            continue
+        entries[:] = [e for e in entries if not is_ours(client, e)]
+        removed.append(event)
+        if not entries:
+            del hooks[event]
+    if removed and data == {"version": 1, "hooks": {}}:
+        fsutil.unlink(report.hooks_file)
+        report.changes.append(f"removed {report.hooks_file} (memdown's hooks only)")
+    elif removed:
+        save_settings(report.hooks_file, data)
+        report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
+    return report

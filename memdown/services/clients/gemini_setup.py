@@ -1,0 +1,68 @@
+"""``memdown install gemini`` / ``uninstall gemini``: memdown's hooks in Gemini CLI's settings.json.
+
+Gemini CLI (0.61.0 checked, its bundled source and geminicli.com/docs/hooks/reference) reads hooks from
+the ``hooks`` object of ``settings.json``: the user's (``~/.gemini``; ``GEMINI_CLI_HOME`` moves it) or a
+repository's ``.gemini/``, in the shape Codex's hooks.json has (``codex_setup`` does the merge), with
+timeouts in milliseconds. Installed, each as ``memdown hook EVENT gemini`` (the runner answers in
+Gemini's terms): SessionStart (the digest), BeforeAgent (recall pointers), BeforeTool on
+``run_shell_command``, ``write_file`` and ``replace`` (guards: deny), AfterAgent, PreCompress and
+SessionEnd (capture from the chat file the payload's ``transcript_path`` names). Recall: the model runs
+``memdown search`` through its shell tool as the pointers say, or memdown's MCP server (docs/clients/gemini.md).
+
+Only memdown's own handlers are touched (``codex_setup.is_ours``): every other hook, group and setting
+is kept. Installing twice changes nothing; uninstalling removes what install wrote (and the file, when
+install created it and nothing else is in it). Gemini CLI runs a project's hooks only in a folder the
+person trusts; memdown never writes that trust. A settings.json with comments (Gemini allows them) is
+refused whole: memdown would drop them.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ... import fsutil, paths
+from .codex_setup import SetupReport, hook_command, install_hooks, load_settings, remove_hooks, save_settings
+
+SETTINGS_FILE = "settings.json"
+CLIENT = " gemini"  # `memdown hook EVENT gemini`: hooks/runner.py answers in Gemini CLI's terms
+# event -> (matcher or None, timeout in milliseconds)
+EVENTS: dict[str, tuple[str | None, int]] = {
+    "SessionStart": (None, 15_000),
+    "BeforeAgent": (None, 10_000),
+    "BeforeTool": ("^(run_shell_command|write_file|replace)$", 10_000),
+    "AfterAgent": (None, 30_000),
+    "PreCompress": (None, 30_000),
+    "SessionEnd": (None, 5_000),
+}
+
+
+def settings_file(project: bool, start: Path | None = None) -> Path:
+    """The repository's ``.gemini/settings.json``, or the user's (``$GEMINI_CLI_HOME/.gemini``)."""
+    folder = paths.project_root(start) / ".gemini" if project else paths.agent_homes()["gemini"]
+    return folder / SETTINGS_FILE
+
+
+def install(project: bool = False, start: Path | None = None) -> SetupReport:
+    """memdown's hooks in Gemini CLI's user (or project) settings; idempotent."""
+    target = settings_file(project, start)
+    report = SetupReport(target)
+    data = load_settings(target)
+    changed = install_hooks(data, EVENTS, lambda event: hook_command(project, event, CLIENT))
+    if changed:
+        save_settings(target, data)
+        report.changes.append(f"hooks for {', '.join(changed)} in {target}")
+    return report
+
+
+def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
+    """Remove exactly what ``install`` wrote: memdown's handlers (every other setting stays)."""
+    target = settings_file(project, start)
+    report = SetupReport(target)
+    data = load_settings(target)
+    removed = remove_hooks(data, EVENTS)
+    if removed and data == {"hooks": {}}:  # the file install created, nothing of anyone else's in it
+        fsutil.unlink(target)
+        report.changes.append(f"removed {target} (memdown's hooks were all it held)")
+    elif removed:
+        save_settings(target, data)
+        report.changes.append(f"removed hooks for {', '.join(removed)} from {target}")
+    return report
