@@ -17,7 +17,8 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if 2 <= len(argv) <= 3 and argv[0] == "hook" and argv[1].replace("-", "").replace("_", "").lower() in (
-            "pretooluse", "beforetool") and argv[2:] in ([], ["codex"], ["copilot"], ["cursor"], ["gemini"]):
+            "pretooluse", "beforetool") \
+            and argv[2:] in ([], ["codex"], ["copilot"], ["cursor"], ["gemini"], ["opencode"]):
         from .hooks.pretool import main as pretool_main  # before every tool call: nothing else imported
 
         _leave(pretool_main(argv[2] if len(argv) == 3 else ""))
@@ -26,7 +27,7 @@ def main() -> None:
     private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them
     argv = sys.argv[1:]
     if len(argv) in (2, 3) and argv[0] == "hook" and not argv[1].startswith("-") \
-            and argv[2:] in ([], ["copilot"], ["cursor"], ["gemini"]):  # hooks.clientwire.CLIENTS
+            and argv[2:] in ([], ["copilot"], ["cursor"], ["gemini"], ["opencode"]):  # hooks.clientwire.CLIENTS
         from .hooks.runner import main as hook_main
 
         _leave(hook_main(argv[1:]))

@@ -241,3 +241,60 @@ def test_every_client_hook_fails_open(client: str, event: str, stdin: str, isola
                           text=True, timeout=60)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert isinstance(json.loads(proc.stdout), dict)
+
+
+# --- OpenCode: the plugin file, run by node the way OpenCode's runtime loads it -----------------------------
+
+def test_opencode_plugin_install_is_idempotent_and_keeps_a_file_memdown_did_not_write(
+        homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(homes / ".config"))
+    report = agent_hooks.install_plugin()
+    assert report.hooks_file == homes / ".config" / "opencode" / "plugins" / "memdown.js"
+    assert agent_hooks.PLUGIN_MARK in report.hooks_file.read_text() and report.changes
+    assert agent_hooks.install_plugin().changes == []
+    report.hooks_file.write_text(report.hooks_file.read_text() + "// my change\n")
+    assert agent_hooks.uninstall_plugin().kept and report.hooks_file.exists()
+    report.hooks_file.write_text("export const Mine = async () => ({})\n")
+    assert agent_hooks.install_plugin().kept and "Mine" in report.hooks_file.read_text()
+    report.hooks_file.unlink()
+    agent_hooks.install_plugin()
+    assert agent_hooks.uninstall_plugin().changes and not report.hooks_file.exists()
+
+
+_NODE_CALL = """
+const {{ MemdownPlugin }} = await import({plugin!r});
+const hooks = await MemdownPlugin({{ directory: {directory!r} }});
+try {{
+  await hooks["tool.execute.before"]({{ tool: {tool!r}, sessionID: "ses_1", callID: "c1" }}, {{ args: {args} }});
+  console.log("RAN");
+}} catch (error) {{
+  console.log("STOPPED " + error.message);
+}}
+"""
+
+
+def _opencode_call(plugin: Path, project: Path, tool: str, args: dict) -> str:
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("node is absent")
+    code = _NODE_CALL.format(plugin=str(plugin), directory=str(project), tool=tool, args=json.dumps(args))
+    proc = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **SYNC})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_the_opencode_plugin_stops_a_guarded_call_with_the_rule_and_lets_others_run(
+        memory_root: Path, isolate_paths: Path, homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(homes / ".config"))
+    plugin = agent_hooks.install_plugin().hooks_file
+    (plugin.parent / "package.json").write_text('{"type": "module"}')  # node: read memdown.js as the ES module Bun sees
+    promote_quote(memory_root, "no, use pnpm, not npm")
+    promote_quote(memory_root, "never edit `package-lock.json` by hand", kind="convention")
+    stopped = _opencode_call(plugin, isolate_paths, "bash", {"command": "npm install", "description": "install"})
+    assert stopped.startswith("STOPPED memdown guard") and "pnpm" in stopped
+    assert _opencode_call(plugin, isolate_paths, "bash", {"command": "pnpm install"}) == "RAN"
+    edit = {"filePath": str(isolate_paths / "package-lock.json"), "oldString": "a", "newString": "b"}
+    assert _opencode_call(plugin, isolate_paths, "edit", edit).startswith("STOPPED")
+    assert _opencode_call(plugin, isolate_paths, "read", {"filePath": "package-lock.json"}) == "RAN"

@@ -2,7 +2,8 @@
 
 Claude Code gets memdown as a plugin (README); these commands set up the clients that take hooks from
 their own settings files: Codex CLI (``services.clients.codex_setup``), Gemini CLI (``services.clients.gemini_setup``),
-GitHub Copilot CLI and Cursor (``services.clients.agent_hooks``). ``SETUPS`` is the one place that knows them.
+GitHub Copilot CLI, Cursor and OpenCode's plugin (``services.clients.agent_hooks``). ``SETUPS`` is the one
+place that knows them.
 They write a person's settings, so they are never run for an agent (the agent-safe command list).
 """
 from __future__ import annotations
@@ -26,6 +27,12 @@ def _gemini(verb: str, project: bool) -> Any:
     from ..services.clients import gemini_setup
 
     return getattr(gemini_setup, verb)(project=project)
+
+
+def _opencode(verb: str, project: bool) -> Any:
+    from ..services.clients import agent_hooks
+
+    return getattr(agent_hooks, f"{verb}_plugin")(project=project)
 
 
 def _agent_hooks(client: str) -> Callable[[str, bool], Any]:
@@ -52,6 +59,8 @@ SETUPS: dict[str, Setup] = {
     "copilot": Setup(_agent_hooks("copilot"), ".github/hooks/ (else ~/.copilot/hooks)"),
     "cursor": Setup(_agent_hooks("cursor"), ".cursor/ (else ~/.cursor)",
                     "Cursor loads hooks.json when it starts: restart Cursor."),
+    "opencode": Setup(_opencode, ".opencode/plugins/ (else ~/.config/opencode/plugins)",
+                      "OpenCode loads plugins when it starts: restart opencode."),
 }
 CLIENTS = tuple(SETUPS)
 _client = click.argument("client", type=click.Choice(CLIENTS))

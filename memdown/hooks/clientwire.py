@@ -18,6 +18,9 @@ Sources (checked 2026-11-27; docs/clients/copilot.md and cursor.md cite them):
   allow|deny|ask with ``user_message``/``agent_message``; ``preToolUse`` gives ``tool_name``/``tool_input``
   (``Shell``, ``Write``, ``StrReplace``, ``Delete`` with ``path``, as in the real agent transcripts) and takes
   ``permission`` allow|deny; ``sessionStart`` takes ``additional_context``.
+- OpenCode: memdown's own plugin (``services.agent_hooks.PLUGIN``) sends ``tool.execute.before``'s
+  ``input.tool``/``output.args`` (``bash`` {command}, ``edit``/``write`` {filePath}) and throws the reason
+  it gets back (opencode.ai/docs/plugins: throwing in ``tool.execute.before`` stops the call).
 
 Standard library only, nothing at import time: it runs on the hook's fast path.
 """
@@ -29,11 +32,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-CLIENTS = ("copilot", "cursor", "gemini")  # Gemini CLI's wire: hooks/gemini.py
+CLIENTS = ("copilot", "cursor", "gemini", "opencode")  # Gemini CLI's wire: hooks/gemini.py
 # The client's tool name → (memdown's tool, the input key holding the command or the edited path).
 _TOOLS: dict[str, dict[str, tuple[str, str]]] = {
     "copilot": {"bash": ("Bash", "command"), "powershell": ("Bash", "command"), "edit": ("Edit", "path"),
                 "create": ("Write", "path"), "str_replace_editor": ("Edit", "path")},
+    "opencode": {"bash": ("Bash", "command"), "edit": ("Edit", "filePath"), "write": ("Write", "filePath")},
     "cursor": {"Shell": ("Bash", "command"), "Write": ("Write", "path"), "StrReplace": ("Edit", "path"),
                "Delete": ("Edit", "path"), "EditNotebook": ("Edit", "target_notebook")},
 }
@@ -47,6 +51,8 @@ def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, An
         return in_memdown_terms(payload)
     if client == "copilot":
         return _from_copilot(event, payload)
+    if client == "opencode":
+        return _from_opencode(event, payload)
     return _from_cursor(event, payload)
 
 
@@ -112,6 +118,16 @@ def _from_cursor(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _from_opencode(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """What memdown's OpenCode plugin sends: ``{sessionID, directory, tool, args}`` (``tool.execute.before``'s
+    ``input.sessionID``/``input.tool`` and ``output.args``, the plugin context's ``directory``)."""
+    out: dict[str, Any] = {"session_id": str(payload.get("sessionID") or ""), "cwd": payload.get("directory"),
+                           "hook_event_name": event}
+    if event == "PreToolUse":
+        out["tool_name"], out["tool_input"] = _tool("opencode", payload.get("tool"), payload.get("args"))
+    return out
+
+
 def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     """memdown's answer (Claude Code's JSON) in the shape ``client`` reads for ``event``; ``{}`` when it reads none."""
     if client == "gemini":
@@ -122,6 +138,8 @@ def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str
     context = specific.get("additionalContext")
     decision = specific.get("permissionDecision")
     reason = specific.get("permissionDecisionReason") or ""
+    if client == "opencode":  # the plugin throws the reason (its only way to stop a call): an ask stops it too
+        return {"decision": "deny", "reason": reason} if event == "PreToolUse" and decision else {}
     if client == "copilot":
         if event == "SessionStart" and context:
             return {"additionalContext": context}

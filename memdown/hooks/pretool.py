@@ -105,7 +105,7 @@ def main(client: str = "") -> int:
             import json
 
             payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")
-            wire = client in ("copilot", "cursor", "gemini")  # hooks.clientwire.CLIENTS, not imported when not asked
+            wire = client in ("copilot", "cursor", "gemini", "opencode")  # hooks.clientwire.CLIENTS, not imported when not asked
             if wire and isinstance(sent, dict):
                 from .clientwire import to_memdown
 

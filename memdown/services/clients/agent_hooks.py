@@ -8,6 +8,11 @@ Both clients read ``{"version": 1, "hooks": {event: [entry, …]}}`` with flat e
 - Cursor: ``.cursor/hooks.json`` in the repository and ``~/.cursor/hooks.json``; an entry is
   ``{"command": …, "timeout": …, "matcher"?: …}``. memdown adds its entries to that one shared file.
 
+OpenCode takes JavaScript plugins, not hook commands: memdown writes its own plugin file, ``memdown.js``, in
+``.opencode/plugins/`` or ``$XDG_CONFIG_HOME/opencode/plugins/`` (``~/.config/opencode/plugins``), files
+OpenCode loads at start (opencode.ai/docs/plugins); it calls ``memdown hook PreToolUse opencode`` before each
+``bash``, ``edit`` and ``write`` call and throws the guard's reason back.
+
 An entry is memdown's when its command is ``memdown hook EVENT CLIENT`` (any path to memdown); every other
 entry and key is kept as it was. Installing twice changes nothing; uninstall removes what install wrote,
 and the file too when install created it and nothing else is in it. What each event answers:
@@ -73,13 +78,16 @@ def hooks_file(client: str, project: bool, start: Path | None = None) -> Path:
     return (paths.project_root(start) / ".cursor" if project else homes["cursor"]) / "hooks.json"
 
 
-def hook_command(client: str, project: bool, event: str) -> str:
+def memdown_program(project: bool) -> str:
     """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH."""
     if project:
-        return f"memdown hook {event} {client}"
+        return "memdown"
     here = Path(sys.executable).parent / "memdown"
-    found = str(here) if here.is_file() else shutil.which("memdown") or "memdown"
-    return f"{shlex.quote(found)} hook {event} {client}"
+    return str(here) if here.is_file() else shutil.which("memdown") or "memdown"
+
+
+def hook_command(client: str, project: bool, event: str) -> str:
+    return f"{shlex.quote(memdown_program(project))} hook {event} {client}"
 
 
 def _entry(client: str, project: bool, hook: Hook) -> dict:
@@ -144,4 +152,76 @@ def uninstall(client: str, project: bool = False, start: Path | None = None) -> 
     elif removed:
         save_settings(report.hooks_file, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
+    return report
+
+
+PLUGIN_MARK = "// memdown: the guard plugin for OpenCode; `memdown uninstall opencode` removes this file"
+_PLUGIN = """{mark}
+// Before each bash, edit and write call, memdown's guards (rules a person approved on this machine) may stop it:
+// the call is refused with the rule as its reason. Any failure of memdown lets the call run (fail open).
+import {{ spawnSync }} from "node:child_process";
+
+const MEMDOWN = {memdown};
+const TOOLS = new Set(["bash", "edit", "write"]);
+
+function ask(event, payload) {{
+  try {{
+    const run = spawnSync(MEMDOWN, ["hook", event, "opencode"], {{ input: JSON.stringify(payload), encoding: "utf8", timeout: 10000 }});
+    return JSON.parse(run.stdout || "{{}}");
+  }} catch {{
+    return {{}};
+  }}
+}}
+
+export const MemdownPlugin = async ({{ directory }}) => ({{
+  "tool.execute.before": async (input, output) => {{
+    if (!TOOLS.has(input.tool)) return;
+    const answer = ask("PreToolUse", {{ sessionID: input.sessionID, tool: input.tool, args: output.args, directory }});
+    if (answer.decision === "deny") throw new Error(answer.reason || "memdown guard");
+  }},
+}});
+"""
+
+
+def plugin_file(project: bool, start: Path | None = None) -> Path:
+    if project:
+        return paths.project_root(start) / ".opencode" / "plugins" / "memdown.js"
+    import os
+
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return config / "opencode" / "plugins" / "memdown.js"
+
+
+def plugin_text(project: bool) -> str:
+    import json
+
+    return _PLUGIN.format(mark=PLUGIN_MARK, memdown=json.dumps(memdown_program(project)))
+
+
+def install_plugin(project: bool = False, start: Path | None = None) -> HookFileReport:
+    """memdown's OpenCode plugin file; a file of that name memdown did not write is left alone."""
+    report = HookFileReport(plugin_file(project, start))
+    wanted = plugin_text(project)
+    current = fsutil.read_text(report.hooks_file) if report.hooks_file.exists() else None
+    if current == wanted:
+        return report
+    if current is not None and PLUGIN_MARK not in current:
+        report.kept.append(f"{report.hooks_file} (not memdown's: left as it is)")
+        return report
+    fsutil.make_dirs(report.hooks_file.parent)
+    fsutil.atomic_write_text(report.hooks_file, wanted)
+    report.changes.append(f"the memdown plugin in {report.hooks_file}")
+    return report
+
+
+def uninstall_plugin(project: bool = False, start: Path | None = None) -> HookFileReport:
+    """Remove the plugin file memdown wrote (one a person edited is kept and named)."""
+    report = HookFileReport(plugin_file(project, start))
+    if not report.hooks_file.exists():
+        return report
+    if fsutil.read_text(report.hooks_file) == plugin_text(project):
+        fsutil.unlink(report.hooks_file)
+        report.changes.append(f"removed the memdown plugin ({report.hooks_file})")
+    else:
+        report.kept.append(f"{report.hooks_file} (not the file memdown wrote: left for you)")
     return report
