@@ -32,7 +32,7 @@ from .lazyre import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not at run time: importing typing costs every hook
-    from typing import Any
+    from typing import Any, Callable
 
 # Whole escape sequences, longest forms first (ECMA-48):
 # - string sequences OSC/DCS/SOS/PM/APC, 7-bit (ESC ] P X ^ _) or 8-bit (9d 90 98 9e 9f), payload up to
@@ -72,10 +72,12 @@ def printable(text: str) -> str:
 
 
 class InertStream(io.TextIOBase):
-    """A text stream that writes through :func:`printable`: what it passes on cannot drive a terminal."""
+    """A text stream that writes through :func:`printable` (or a stricter ``transform`` that also escapes
+    control characters, such as the recorded-output gate's line cleaner): what it passes on cannot drive a terminal."""
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: Any, transform: Callable[[str], str] | None = None) -> None:
         self.target = target
+        self.transform = transform or printable
 
     def writable(self) -> bool:
         return True
@@ -83,7 +85,7 @@ class InertStream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):  # click probes streams with b"": a text stream must refuse it
             raise TypeError("write() argument must be str")
-        self.target.write(printable(text))
+        self.target.write(self.transform(text))
         return len(text)
 
     def flush(self) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .. import config, fence
+from .. import config, controls, fence
 
 Write = Callable[[str], None]
 TITLES = {
@@ -101,29 +101,9 @@ class Fenced:
         self.out(fence.fence_lines(TITLES[self.op], self.lines, source=f"memdown {self.op}"))
 
 
-class _CleanLines(io.TextIOBase):
-    """A text stream writing each line through :func:`fence.clean` (stdout for people, stderr for agents)."""
-
-    def __init__(self, target: Any) -> None:
-        self.target = target
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):  # click probes streams with b"": a text stream must refuse it
-            raise TypeError("write() argument must be str")
-        self.target.write("\n".join(fence.clean(part) for part in str(text).split("\n")))
-        return len(text)
-
-    def flush(self) -> None:
-        self.target.flush()
-
-    def isatty(self) -> bool:
-        return bool(self.target.isatty())
-
-    def fileno(self) -> int:  # cli.failure.stdout_closed polls the real pipe
-        return int(self.target.fileno())
+def _clean_lines(text: str) -> str:
+    """Each line through :func:`fence.clean` (stdout for people, stderr for agents)."""
+    return "\n".join(fence.clean(part) for part in text.split("\n"))
 
 
 class _Collect(io.StringIO):
@@ -161,7 +141,7 @@ def output_gate(argv: list[str], commands: Any) -> Iterator[None]:
         return
     if not wanted(_fence_flag(argv)):
         real_out = sys.stdout
-        sys.stdout = _CleanLines(real_out)  # type: ignore[assignment]
+        sys.stdout = controls.InertStream(real_out, _clean_lines)  # type: ignore[assignment]
         try:
             yield
         finally:
@@ -169,7 +149,7 @@ def output_gate(argv: list[str], commands: Any) -> Iterator[None]:
         return
     real_out, real_err = sys.stdout, sys.stderr
     buffer = _Collect(real_out)
-    sys.stdout, sys.stderr = buffer, _CleanLines(real_err)
+    sys.stdout, sys.stderr = buffer, controls.InertStream(real_err, _clean_lines)
     try:
         yield
     finally:
