@@ -140,6 +140,29 @@ def detect_commands(prompt: str) -> list[Hit]:
     return hits
 
 
+_MEMORY_INPUT = re.compile(r"<user-memory-input>(.*?)</user-memory-input>", re.S)
+
+
+def cross_language_hits(prompt: str, prev, found: list[Hit]) -> list[Hit]:
+    """What the phrase tables missed in any language (``reaction``): an explicit memory request, and a
+    reaction to what the agent just did in the turn before (its tool calls or its words)."""
+    from .reaction import memory_request, reaction
+
+    if looks_relayed(prompt):
+        return []
+    own = clean_prompt(prompt)
+    kinds = {hit.type for hit in found}
+    noted = _MEMORY_INPUT.search(prompt)   # Claude Code's "#" memory input: the tag block clean_prompt drops
+    quote = one_line(noted.group(1) if noted else own, 300)
+    if not quote:
+        return []
+    if "memory_request" not in kinds and (noted or memory_request(own)):
+        return [Hit("memory_request", 2, ["x.memory_request.explicit"], "", quote, _tags(quote, ""))]
+    acted = prev is not None and (bool(prev.tool_calls) or bool(prev.assistant_texts))
+    kind = "" if kinds & {"correction", "memory_request", "revert"} else reaction(own, agent_acted=acted)
+    return [Hit("correction", 2, [f"x.correction.{kind}"], "", quote, _tags(quote, ""))] if kind else []
+
+
 def _tags(text: str, lang: str) -> list[str]:
     tags = [t for t in polar_terms(text)][:4]
     for match in INLINE_CODE.finditer(text):
@@ -253,7 +276,9 @@ def detect_turns(turns: list, *, previous=None, facts: Iterable[str] = (),
                 after_action=prev is not None and len(prev.tool_calls) >= 2,
                 after_question=prev is not None and prev.assistant_text().rstrip().endswith("?"),
             )
-            hits = _decided(detect_phrases(turn.prompt, ctx), decisions.get(turn.uuid), turn.prompt)
+            phrase_hits = detect_phrases(turn.prompt, ctx)
+            hits = _decided(phrase_hits + cross_language_hits(turn.prompt, prev, phrase_hits), decisions.get(turn.uuid),
+                            turn.prompt)
             for hit in hits + detect_commands(turn.prompt):
                 extra = {"lang": hit.lang} if hit.lang and hit.lang != "en" else {}
                 if hit.prob is not None:

@@ -42,7 +42,6 @@ PATTERNS = [
      r"\bwrong (?:file|command|approach|way|directory|folder|dir|branch|place|path|version|package"
      r"|function|method|module|one|table|column|import|repo|env|environment|tool|syntax)\b", "after_reply"),
     ("actually", "correction", 2, r"{FILL}actually\b", "after_reply"),
-    ("instead", "correction", 2, r"\binstead\b", "after_reply"),
     ("use-not", "correction", 3, r"\buse\s+`?[\w@./:+-]+`?(?:\s+\w+)?,?\s+(?:and\s+)?not\s+`?[\w@./:+-]+", ""),
     ("rather-than", "correction", 2, r"\b(?:rather than|not\s+\S+\s+but\s+\S+)(?![^.]*\?\W*$)", "after_reply"),
     ("dont-use", "correction", 3,
