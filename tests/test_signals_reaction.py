@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from memdown.config import load_config
-from memdown.services.signal_mining import mine_session
+from memdown.services.capture.signal_mining import mine_session
 from memdown.signals.detect import cross_language_hits
 from transcript_factory import TranscriptBuilder
 
