@@ -5,8 +5,8 @@ the ``hooks`` object of ``settings.json``: the user's (``~/.gemini``; ``GEMINI_C
 repository's ``.gemini/``, in the shape Codex's hooks.json has (``codex_setup`` does the merge), with
 timeouts in milliseconds. Installed, each as ``memdown hook EVENT gemini`` (the runner answers in
 Gemini's terms): SessionStart (the digest), BeforeAgent (recall pointers), BeforeTool on
-``run_shell_command``, ``write_file`` and ``replace`` (guards: deny), AfterAgent, PreCompress and
-SessionEnd (capture from the chat file the payload's ``transcript_path`` names). Recall: the model runs
+``run_shell_command``, ``write_file`` and ``replace`` (guards: deny), AfterAgent and SessionEnd
+(capture from the chat file the payload's ``transcript_path`` names). Recall: the model runs
 ``memdown search`` through its shell tool as the pointers say, or memdown's MCP server (docs/clients/gemini.md).
 
 Only memdown's own handlers are touched (``codex_setup.is_ours``): every other hook, group and setting
@@ -30,9 +30,12 @@ EVENTS: dict[str, tuple[str | None, int]] = {
     "BeforeAgent": (None, 10_000),
     "BeforeTool": ("^(run_shell_command|write_file|replace)$", 10_000),
     "AfterAgent": (None, 30_000),
-    "PreCompress": (None, 30_000),
     "SessionEnd": (None, 5_000),
 }
+# Not PreCompress: 0.61.0 fires it at every compression check, before each model request that has history,
+# whether it then compresses or not (ChatCompressionService.compress; twice in a one-prompt headless session
+# of tests/e2e/test_gemini.py), and each would queue a capture job. AfterAgent captures every prompt's turn
+# as it ends, so nothing waits for a compression.
 
 
 def settings_file(project: bool, start: Path | None = None) -> Path:

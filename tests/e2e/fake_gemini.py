@@ -1,0 +1,192 @@
+"""A scripted fake of the Gemini API (generativelanguage v1beta), for driving the real Gemini CLI.
+
+Test code only: it binds 127.0.0.1 and answers what Gemini CLI's ``@google/genai`` client sends when
+``GOOGLE_GEMINI_BASE_URL`` points at it: ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``
+(server-sent events, one ``GenerateContentResponse`` per ``data:`` line: text parts, then
+``functionCall`` parts), ``:generateContent`` (one JSON response) and ``:countTokens``. Each model
+request is answered with what the test's ``responder`` returns; every request is kept in ``requests``
+so a test can see exactly what reached the model (hook context included).
+Written like ``fake_responses.py`` (the Codex fake).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    """One model response: text and/or shell calls (``run_shell_command``)."""
+
+    text: str = ""
+    commands: list[str] = field(default_factory=list)
+
+    @classmethod
+    def say(cls, text: str) -> "Reply":
+        return cls(text=text)
+
+    @classmethod
+    def shell(cls, command: str, text: str = "") -> "Reply":
+        return cls(text=text, commands=[command])
+
+
+@dataclass
+class Request:
+    body: dict[str, Any]
+    path: str
+
+    @property
+    def contents(self) -> list[dict[str, Any]]:
+        return [c for c in self.body.get("contents") or [] if isinstance(c, dict)]
+
+    @property
+    def system(self) -> str:
+        instruction = self.body.get("systemInstruction") or {}
+        parts = instruction.get("parts") if isinstance(instruction, dict) else None
+        return "\n".join(str(p.get("text") or "") for p in parts or [] if isinstance(p, dict))
+
+    def texts(self, role: str | None = None) -> list[str]:
+        return [str(p["text"]) for c in self.contents if role is None or c.get("role") == role
+                for p in c.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+    def tool_outputs(self) -> list[str]:
+        out = []
+        for content in self.contents:
+            for part in content.get("parts") or []:
+                response = part.get("functionResponse") if isinstance(part, dict) else None
+                if isinstance(response, dict):
+                    out.append(_output_of(response))
+        return out
+
+    def all_text(self) -> str:
+        """Every text the model is sent: system instruction, messages (hook context included), tool outputs."""
+        return "\n".join([self.system, *self.texts(), *self.tool_outputs()])
+
+    def last_user_text(self) -> str:
+        texts = self.texts("user")
+        return texts[-1] if texts else ""
+
+    def last_tool_output(self) -> str | None:
+        last = self.contents[-1] if self.contents else {}
+        responses = [p["functionResponse"] for p in last.get("parts") or []
+                     if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+        return _output_of(responses[-1]) if responses else None
+
+
+def _output_of(response: dict[str, Any]) -> str:
+    body = response.get("response")
+    if isinstance(body, dict):
+        value = body.get("output", body.get("error", body))
+        return value if isinstance(value, str) else json.dumps(value)
+    return json.dumps(body)
+
+
+Responder = Callable[[Request], Reply]
+_USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
+
+
+class FakeGeminiAPI:
+    """``with FakeGeminiAPI(responder) as api: ... api.url`` (``GOOGLE_GEMINI_BASE_URL``)."""
+
+    def __init__(self, responder: Responder) -> None:
+        self.responder = responder
+        self.requests: list[Request] = []
+        self.errors: list[str] = []
+        self.paths: list[str] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> "FakeGeminiAPI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @staticmethod
+    def chunks(reply: Reply) -> list[dict[str, Any]]:
+        """The streamed responses for ``reply``: its text first, then one chunk with its function calls."""
+        chunks: list[dict[str, Any]] = []
+        if reply.text:
+            chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": reply.text}]}}]})
+        if reply.commands:
+            calls = [{"functionCall": {"name": "run_shell_command", "args": {"command": c}}} for c in reply.commands]
+            chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": calls}}]})
+        if not chunks:
+            chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": "."}]}}]})
+        chunks[-1]["candidates"][0]["finishReason"] = "STOP"
+        chunks[-1]["usageMetadata"] = _USAGE
+        chunks[-1]["modelVersion"] = "gemini-fake"
+        return chunks
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                api.paths.append(f"GET {self.path}")
+                self._json(200, {"models": []} if "/models" in self.path else {})
+
+            def do_POST(self) -> None:
+                api.paths.append(f"POST {self.path}")
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                path = self.path.split("?", 1)[0]
+                if path.endswith(":countTokens"):
+                    self._json(200, {"totalTokens": 100})
+                    return
+                if not path.endswith((":streamGenerateContent", ":generateContent")):
+                    self._json(404, {"error": {"code": 404, "message": self.path, "status": "NOT_FOUND"}})
+                    return
+                request = Request(body=body, path=self.path)
+                with api._lock:
+                    api.requests.append(request)
+                try:
+                    reply = api.responder(request)
+                except Exception as exc:  # a responder bug must show up in the test, not hang it
+                    api.errors.append(f"{type(exc).__name__}: {exc}")
+                    reply = Reply.say(f"responder error: {exc}")
+                chunks = api.chunks(reply)
+                if path.endswith(":generateContent"):
+                    parts = [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
+                    self._json(200, {"candidates": [{"index": 0, "finishReason": "STOP",
+                                                     "content": {"role": "model", "parts": parts}}],
+                                     "usageMetadata": _USAGE})
+                    return
+                payload = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks).encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def _json(self, status: int, obj: Any) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

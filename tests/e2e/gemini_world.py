@@ -1,0 +1,164 @@
+"""Harness for the Gemini CLI end-to-end tests: the REAL Gemini CLI, memdown installed into it, a fake model.
+
+Mirrors ``codex_world`` for Codex. Each test gets a ``GeminiWorld``: an isolated HOME (so ``~/.gemini``),
+a git project, a PATH folder holding this checkout's ``memdown``, and a ``FakeGeminiAPI`` on 127.0.0.1
+that plays the model: ``GOOGLE_GEMINI_BASE_URL`` points the CLI's ``@google/genai`` client at it (the CLI
+reads it when it builds its content generator), with the ``gemini-api-key`` auth and a fake key. memdown
+is set up the way a person does it, ``memdown install gemini``, into a settings.json that already holds
+the person's own settings (auth, no usage statistics, no update check). ``GEMINI_CLI_TRUST_WORKSPACE``
+stands in for the person trusting the project folder (``--yolo`` is refused in an untrusted one).
+
+The CLI comes from ``$MEMDOWN_E2E_GEMINI`` or the repo-local install ``.ci/run`` makes (``.e2e/gemini-cli``);
+without it every Gemini test skips with one line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .fake_gemini import FakeGeminiAPI
+
+REPO = Path(__file__).resolve().parents[2]
+_PIN = re.search(r"^GEMINI_CLI_VERSION=(\S+)$", (REPO / ".ci" / "run").read_text(encoding="utf-8"), re.M)
+PINNED = _PIN[1] if _PIN else "?"  # the one pin is .ci/run's, which installs it
+MODEL = "gemini-2.5-flash"  # a fixed model: "auto" would first ask a router model which one to use
+LOCAL_CLI = REPO / ".e2e" / "gemini-cli" / "node_modules" / ".bin" / "gemini"
+PERSONS_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+_cache: dict[str, tuple[str | None, str]] = {}
+
+
+def find_gemini() -> tuple[str | None, str]:
+    """(path, why-not): the pinned Gemini CLI, or None and a one-line reason."""
+    if "result" in _cache:
+        return _cache["result"]
+    candidate = os.environ.get("MEMDOWN_E2E_GEMINI") or (str(LOCAL_CLI) if LOCAL_CLI.exists() else "")
+    result: tuple[str | None, str]
+    if not candidate:
+        result = (None, "Gemini CLI not installed (set MEMDOWN_E2E_GEMINI or run .ci/run to put it in .e2e/gemini-cli)")
+    else:
+        try:
+            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=120)
+            version = proc.stdout.strip()
+            result = (candidate, "") if proc.returncode == 0 and version else (
+                None, f"Gemini CLI at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
+            if result[0] and PINNED not in version:
+                print(f"note: the Gemini e2e tests pin Gemini CLI {PINNED}, found {version}", file=sys.stderr)
+        except (OSError, subprocess.SubprocessError) as exc:
+            result = (None, f"Gemini CLI at {candidate} does not run: {exc}")
+    _cache["result"] = result
+    return result
+
+
+@dataclass
+class GeminiRun:
+    proc: subprocess.CompletedProcess
+
+    @property
+    def out(self) -> str:
+        return self.proc.stdout
+
+    @property
+    def session_id(self) -> str:
+        try:
+            return str(json.loads(self.proc.stdout).get("session_id") or "")
+        except ValueError:
+            return ""
+
+
+@dataclass
+class GeminiWorld:
+    cli: str
+    tmp: Path
+    api: FakeGeminiAPI
+    home: Path = field(init=False)
+    project: Path = field(init=False)
+    bin: Path = field(init=False)
+    runs: list[GeminiRun] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.home = self.tmp / "home"
+        self.project = self.tmp / "project"
+        self.bin = self.tmp / "bin"
+        for folder in (self.home, self.project, self.bin, self.gemini_home):
+            folder.mkdir(parents=True, exist_ok=True)
+        (self.bin / "gemini").symlink_to(self.cli)
+        (self.bin / "memdown").symlink_to(Path(sys.executable).parent / "memdown")
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        self.settings_file.write_text(json.dumps(PERSONS_SETTINGS, indent=2), encoding="utf-8")
+
+    @property
+    def gemini_home(self) -> Path:
+        return self.home / ".gemini"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.gemini_home / "settings.json"
+
+    @property
+    def memory(self) -> Path:
+        return self.project / ".memdown"
+
+    def init_memory(self) -> "GeminiWorld":
+        self.memory.joinpath("memory").mkdir(parents=True, exist_ok=True)
+        return self
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            "PATH": os.pathsep.join([str(self.bin), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "HOME": str(self.home),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", str(self.tmp)),
+            "MEMDOWN_HOME": str(self.home / ".local" / "share" / "memdown"),
+            "MEMDOWN_CONFIG": str(self.home / ".config" / "memdown" / "config.toml"),
+            "MEMDOWN_WATCH_ENABLED": "0",
+            "LANCEDB_LOG": "error",
+            "GOOGLE_GEMINI_BASE_URL": self.api.url,
+            "GEMINI_API_KEY": "fake-gemini-key",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "NO_COLOR": "1",
+            "LANG": "C.UTF-8",
+        }
+        for name in ("TMPDIR",):
+            if os.environ.get(name):
+                env[name] = os.environ[name]
+        env.update(extra)
+        return env
+
+    def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
+                              capture_output=True, text=True, timeout=timeout)
+
+    def install(self) -> "GeminiWorld":
+        done = self.memdown("install", "gemini")
+        assert done.returncode == 0, done.stderr
+        return self
+
+    def gemini(self, prompt: str, *, timeout: float = 240) -> GeminiRun:
+        cmd = [str(self.bin / "gemini"), "-p", prompt, "-m", MODEL, "--yolo", "-o", "json"]
+        proc = subprocess.run(cmd, cwd=self.project, env=self.env(), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+        run = GeminiRun(proc)
+        self.runs.append(run)
+        return run
+
+    def chats(self) -> list[Path]:
+        return sorted((self.gemini_home / "tmp").glob("*/chats/session-*.json*"))
+
+    def daily_text(self) -> str:
+        folder = self.memory / "memory"
+        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
+
+    def hooks_log(self) -> str:
+        log = self.memory / "logs" / "hooks.log"
+        return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
