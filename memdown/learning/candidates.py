@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..signals.detect import scope_of
+from .approvable import fix_discards, not_a_rule
 from ..signals.store import Signal
 from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
                             similar)
@@ -209,7 +210,7 @@ def project_step(sig: Signal) -> bool:
     """A failure's fix that is a project step (install, build, a tool of its own), not looking around
     (ls, cat, find…), retrying the same program or another call of a tool (WebFetch, Edit, Read)."""
     match = _FIX_COMMAND.match(sig.extra.get("fix", ""))
-    if not match or destructive_of(sig):
+    if not match or destructive_of(sig) or fix_discards(sig.extra.get("fix", "")):
         return False
     program = _program(match.group(1))
     failed = _program(_FAILED_BASH.sub("", str(sig.extra.get("input", ""))).replace("`", " "))
@@ -253,7 +254,7 @@ _DIRECTIVE = re.compile(r"\b(?:always|never|don'?t|do not|doesn'?t need|must|sho
 
 def proposable_rule(kind_of_signal: str, text: str) -> bool:
     """A rule candidate worth a person's review: actionable, and a correction worded as a rule."""
-    if not actionable(text):
+    if not actionable(text) or not_a_rule(text):
         return False
     return kind_of_signal != "correction" or bool(_DIRECTIVE.search(text))
 

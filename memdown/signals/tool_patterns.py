@@ -48,6 +48,9 @@ _REJECTED = ("the user doesn't want to proceed", "permission for this tool use w
              "[request interrupted", "user rejected", "the user rejected")
 
 
+_INTERRUPTED = "[request interrupted by user"   # the user stopped it: no failure of the tool
+
+
 _PYTHON_M_MEMDOWN = re.compile(r"(?:^|[;&|(]\s*)\S*python3?(?:\.\d+)?\s+-m\s+memdown\b")
 
 
@@ -68,7 +71,7 @@ def failed(call) -> bool:
     if not call.is_error or own_call(call.name, call.input):
         return False
     text = (call.result or "").strip().lower().replace("<tool_use_error>", "")
-    return not text.startswith(_REJECTED)
+    return not text.startswith(_REJECTED) and _INTERRUPTED not in text   # "Exit code 137 [Request interrupted by user…"
 
 
 def _empty(call) -> bool:
