@@ -1,0 +1,96 @@
+"""A scripted fake of the OpenAI Chat Completions API (streaming), for driving the real OpenCode CLI.
+
+Test code only: it binds 127.0.0.1 and answers ``POST /v1/chat/completions`` with ``chat.completion.chunk``
+server-sent events, what an ``@ai-sdk/openai-compatible`` provider reads. A request without tools (OpenCode's
+title request) gets a title; a request whose last message is a tool result gets a closing text that quotes
+it; any other request gets the next scripted bash command as a tool call. Every request is kept.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeChatAPI:
+    """``with FakeChatAPI(["npm install left-pad"]) as api: ... api.url`` (the provider's ``baseURL``)."""
+
+    def __init__(self, commands: list[str]) -> None:
+        self.commands = list(commands)
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> "FakeChatAPI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def tool_results(self) -> list[str]:
+        """What each tool call returned to the model (the tool messages of the last request)."""
+        with self._lock:
+            last = self.requests[-1] if self.requests else {}
+        return [str(m.get("content")) for m in last.get("messages") or [] if m.get("role") == "tool"]
+
+    def _reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        messages = body.get("messages") or []
+        if not body.get("tools"):
+            delta: dict[str, Any] = {"role": "assistant", "content": "A title"}
+            return [{"delta": delta, "finish_reason": None}, {"delta": {}, "finish_reason": "stop"}]
+        if messages and messages[-1].get("role") == "tool" or not self.commands:
+            said = str(messages[-1].get("content"))[:300] if messages else ""
+            return [{"delta": {"role": "assistant", "content": f"The command said: {said}"}, "finish_reason": None},
+                    {"delta": {}, "finish_reason": "stop"}]
+        with self._lock:
+            command = self.commands.pop(0)
+        call = {"index": 0, "id": f"call_{len(self.requests)}", "type": "function",
+                "function": {"name": "bash", "arguments": json.dumps({"command": command, "description": "run"})}}
+        return [{"delta": {"role": "assistant", "tool_calls": [call]}, "finish_reason": None},
+                {"delta": {}, "finish_reason": "tool_calls"}]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                with api._lock:
+                    api.requests.append(body)
+                out = b""
+                for choice in api._reply(body):
+                    chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                             "choices": [{"index": 0, **choice}]}
+                    out += f"data: {json.dumps(chunk)}\n\n".encode()
+                self._send("text/event-stream", out + b"data: [DONE]\n\n")
+
+            def _send(self, kind: str, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("content-type", kind)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
