@@ -77,6 +77,30 @@ def _load(root: Path) -> tuple[list[dict], int]:
     return rows, dropped
 
 
+def drop(root: Path, turns: set[str], sessions: set[str], phrases: set[str]) -> int:
+    """``memdown forget``: remove the kept prompts of those turns and sessions, and any quoting a forgotten
+    phrase, now (not at the next mining). Returns how many were removed."""
+    path = prompts_file(root)
+    if not path.exists():
+        return 0
+    folded = {p.casefold() for p in phrases if p}
+    with fsutil.file_lock(paths.lock_file(root, "mining"), timeout=30):
+        lines = fsutil.read_text(path, errors="replace").splitlines(keepends=True)
+        kept = []
+        for line in lines:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                row = {}
+            if not isinstance(row, dict) or row.get("turn") in turns or row.get("session") in sessions \
+                    or any(p in line.casefold() for p in folded):
+                continue
+            kept.append(line)
+        if len(kept) != len(lines):
+            fsutil.atomic_write_text(path, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
+    return len(lines) - len(kept)
+
+
 def _trim(root: Path) -> list[dict]:
     """The kept prompts; the file is rewritten without forgotten ones and beyond the ``KEPT`` newest."""
     rows, dropped = _load(root)

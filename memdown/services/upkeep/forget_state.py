@@ -1,5 +1,6 @@
 """What ``memdown forget`` removes from ``state/`` besides the healing ledger: the optional classifier's
-queue, the mining state's last assistant line, and the prompt hash in the recorded-turns registry."""
+queue, the mining state's last assistant line, the prompt hash in the recorded-turns registry, and the
+prompts kept for repetition (``signals.restated``)."""
 from __future__ import annotations
 
 import json
@@ -32,6 +33,9 @@ def drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: se
                 kept.append(line)
             atomic_write_text(queue, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
     _unhash_registry(root, turns)
+    from ...signals import restated
+
+    restated.drop(root, turns, sessions, phrases)   # the prompts kept for repetition (state/prompts.jsonl)
     state_path = paths.state_dir(root) / "mining.json"
     if state_path.exists():
         with file_lock(paths.lock_file(root, "mining"), timeout=30):
