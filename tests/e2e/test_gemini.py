@@ -109,6 +109,9 @@ def test_a_first_session_is_recorded_with_its_anchor(make_gemini_world) -> None:
     assert "retry budget" in text.lower(), text
     log = world.hooks_log()
     assert "Stop answered" in log and "SessionEnd answered" in log and "SessionStart ok" in log, log
+    imported = world.memdown("import", "--no-index")  # the same chat file again: the turn is not written twice
+    assert imported.returncode == 0 and "1 already imported" in imported.stdout, (imported.stdout, imported.stderr)
+    assert len(re.findall(r"<!-- session:", world.daily_text())) == 1, (imported.stdout, world.daily_text())
 
 
 def test_a_second_session_gets_the_digest_and_recalls_it(make_gemini_world) -> None:
