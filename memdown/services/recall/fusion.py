@@ -1,9 +1,14 @@
-"""Hybrid ranking: the full-text and the vector lists fused by weighted reciprocal rank, then exact
+"""Hybrid ranking: the full-text and the vector lists fused by each hit's relative score, then exact
 identifier and path matches first.
 
 Why not LanceDB's RRF as is (docs/retrieval.md, "Real coding history"):
-- Its K = 60 flattens the top: a unit first in one list and absent from the other scored below one
-  fifth in both, so a hit full text had third could fall out of the top 10. K here is smaller.
+- Reciprocal rank forgets how sure a list is: a full-text hit far ahead of the rest (a rare name
+  matched) counts the same as the first of forty near-equal cosines, so a middling vector list
+  pulled units above text's clear first hit (issue #26: hybrid below text-only on fixes and in
+  Chinese and Russian). Here each list's scores are scaled to [0, 1] within that list (its best 1,
+  its last 0) and summed with the list's weight: a unit both lists place high wins, a list's clear
+  leader keeps its lead, and a flat list moves little. (Reciprocal rank stays as ``METHOD = "rrf"``
+  with K = 20, the ablation; LanceDB's K = 60 flattened the top further.)
 - The packaged model is English-only: for a question written mostly in another script (Chinese,
   Japanese, Korean, Cyrillic…) its neighbours are close to random and only dilute the text list, so
   that list counts for less there (:func:`vector_weight`).
@@ -22,6 +27,7 @@ TEXT_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
 NON_LATIN_VECTOR_WEIGHT = 0.3  # the packaged English model on a question mostly in another script
 EXACT_BOOST = 1.0  # a unit holding all the query's exact terms: score × (1 + EXACT_BOOST)
+METHOD = "relative"  # "rrf": weighted reciprocal rank (the fusion of 813f1bb, the benchmarks' ablation)
 
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
@@ -55,14 +61,25 @@ def exact_terms(query: str) -> list[str]:
     return list(dict.fromkeys(t.strip(".:/").lower() for t in _EXACT.findall(query) if len(t.strip(".:/")) >= 3))
 
 
+def _relative(hits: list[Ranked]) -> list[float]:
+    """Each hit's score within its own list, scaled to [0, 1] (the list's best 1, its last 0)."""
+    raw = [h.score for h in hits]
+    if not raw:
+        return []
+    top, low = max(raw), min(raw)
+    return [(s - low) / (top - low) if top > low else 1.0 for s in raw]
+
+
 def fuse(lists: list[list[Ranked]], weights: list[float], query: str) -> list[Ranked]:
-    """One list of the units of ``lists`` (each best first), by weighted reciprocal rank, exact matches up."""
+    """One list of the units of ``lists`` (each best first, scores higher = better), by weighted relative
+    score (or reciprocal rank, METHOD), exact matches up."""
     score: dict[str, float] = {}
     units: dict[str, Ranked] = {}
     for hits, weight in zip(lists, weights):
-        for rank, hit in enumerate(hits, 1):
+        part = _relative(hits) if METHOD == "relative" else [1 / (FUSION_K + rank) for rank in range(1, len(hits) + 1)]
+        for hit, share in zip(hits, part):
             units.setdefault(hit.id, hit)
-            score[hit.id] = score.get(hit.id, 0.0) + weight / (FUSION_K + rank)
+            score[hit.id] = score.get(hit.id, 0.0) + weight * share
     terms = exact_terms(query)
     if terms and EXACT_BOOST:
         for uid, hit in units.items():
