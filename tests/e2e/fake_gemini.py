@@ -19,10 +19,11 @@ from typing import Any, Callable
 
 @dataclass
 class Reply:
-    """One model response: text and/or shell calls (``run_shell_command``)."""
+    """One model response: text, shell calls (``run_shell_command``) and/or other tool calls."""
 
     text: str = ""
     commands: list[str] = field(default_factory=list)
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # any other tool: (name, args)
 
     @classmethod
     def say(cls, text: str) -> "Reply":
@@ -31,6 +32,10 @@ class Reply:
     @classmethod
     def shell(cls, command: str, text: str = "") -> "Reply":
         return cls(text=text, commands=[command])
+
+    @classmethod
+    def tool(cls, name: str, **args: Any) -> "Reply":
+        return cls(calls=[(name, args)])
 
 
 @dataclass
@@ -120,8 +125,9 @@ class FakeGeminiAPI:
         chunks: list[dict[str, Any]] = []
         if reply.text:
             chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": reply.text}]}}]})
-        if reply.commands:
+        if reply.commands or reply.calls:
             calls = [{"functionCall": {"name": "run_shell_command", "args": {"command": c}}} for c in reply.commands]
+            calls += [{"functionCall": {"name": name, "args": args}} for name, args in reply.calls]
             chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": calls}}]})
         if not chunks:
             chunks.append({"candidates": [{"index": 0, "content": {"role": "model", "parts": [{"text": "."}]}}]})

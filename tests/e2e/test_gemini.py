@@ -6,7 +6,8 @@ headless with ``GOOGLE_GEMINI_BASE_URL`` on the fake. What is proven, each from 
 (b) a second session gets the digest in its first request and recalls the decision with `memdown search`;
 (c) a correction approved on this machine stops the repeated command (BeforeTool deny; the program never runs);
 (d) a poisoned repository's memory reaches the model only inside memdown's fence, its orders flagged;
-(e) the model's shell cannot run memdown's person commands (promote, install, uninstall).
+(e) the model's shell cannot run memdown's person commands (promote, install, uninstall);
+(f) a path guard stops `write_file` and `replace` on the file it names, and only there.
 Gemini CLI escapes ``<`` and ``>`` in hook context (``&lt;memdown-recorded-notes …&gt;``): the checks read
 the text with those two entities put back (the fence defangs planted tags as ‹ ›, never as entities).
 """
@@ -174,6 +175,28 @@ def test_an_approved_correction_stops_the_repeated_command(make_gemini_world) ->
     assert "Never use grep" in stopped and "Instead run: rg" in stopped, stopped
     assert "blocked" not in then and "rg ok" in then, then  # … the command the rule names did
     assert "PreToolUse deny" in world.hooks_log(), world.hooks_log()
+
+
+def test_an_approved_path_guard_stops_write_file_and_replace(make_gemini_world) -> None:
+    schema = "db/schema.sql"  # not package-schema.json: Gemini CLI's own policy already asks before editing build files
+    steps = iter([Reply.tool("write_file", file_path=schema, content="{}\n"),
+                  Reply.tool("replace", file_path=schema, old_string="{}", new_string="{ }", instruction="tidy"),
+                  Reply.tool("write_file", file_path="NOTES.md", content="schema left alone\n")])
+
+    def plan(req: Request, output: str | None) -> Reply:
+        return next(steps, Reply.say("Done."))
+
+    script = Script(plan)
+    world = make_gemini_world(script).install().init_memory()
+    (world.project / "db").mkdir()
+    (world.project / schema).write_text("{}\n")
+    assert "guard: deny" in approve(world, "never edit the schema by hand", f"Never edit `{schema}` by hand.")
+    ran(world, world.gemini("Tidy the schema and leave a note."))
+    wrote, replaced, noted = script.outputs
+    for stopped in (wrote, replaced):
+        assert "Tool execution blocked: memdown guard" in stopped and schema in stopped, stopped
+    assert (world.project / schema).read_text() == "{}\n"  # neither tool touched it …
+    assert (world.project / "NOTES.md").read_text() == "schema left alone\n", noted  # … another file is written
 
 
 POISON = """# 2026-11-20
