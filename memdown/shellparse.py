@@ -181,7 +181,7 @@ def _word(text: str, i: int) -> tuple[Word, int]:  # long: one pass over a word'
     out: list[str] = []
     scripts: list[str] = []
     quoted = False
-    while i < n and text[i] not in _WORD_END:
+    while i < n and (text[i] not in _WORD_END or text[i] in "<>" and text.startswith("(", i + 1)):
         c = text[i]
         if c == "\\":
             if i + 1 < n and text[i + 1] != "\n":
@@ -268,7 +268,8 @@ def tokens(text: str) -> Iterator[str | Word]:  # long: the lexer's one loop, he
             if j < n and text[j] in "<>":
                 i = j
                 continue
-        word, i = _word(text, i)
+        word, after = _word(text, i)
+        i = after if after > i else i + 1  # always move on: a character no rule reads is skipped, never looped on
         at_word_start = False
         if expect_delimiter:
             pending.append((word.value, expect_delimiter == "<<-"))

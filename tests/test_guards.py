@@ -348,3 +348,13 @@ def test_a_committed_signal_hiding_characters_in_its_command_promotes_a_guard_th
     active = shellguard.load(str(guards.guards_home()))
     assert len(active) == 1 and hidden not in active[0]["rule"]
     assert shellguard.check(active, "Bash", {"command": "git push --force origin main"}, "/p/.memdown") is not None
+
+
+@pytest.mark.parametrize("command", ["source <(fzf --zsh)", "diff <(ls a) >(sort)", "cat <(", "x >( y"])
+def test_the_lexer_moves_on_at_a_process_substitution(command: str) -> None:
+    # `source <(fzf --zsh)` looped forever yielding empty words (PreToolUse, archive and redaction hung)
+    import itertools
+
+    from memdown.shellparse import tokens
+
+    assert len(list(itertools.islice(tokens(command), 50))) < 10
