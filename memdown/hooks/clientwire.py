@@ -33,14 +33,21 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLIENTS = ("copilot", "cursor", "gemini", "opencode")  # Gemini CLI's wire: hooks/gemini.py
-# The client's tool name → (memdown's tool, the input key holding the command or the edited path).
-_TOOLS: dict[str, dict[str, tuple[str, str]]] = {
-    "copilot": {"bash": ("Bash", "command"), "powershell": ("Bash", "command"), "edit": ("Edit", "path"),
-                "create": ("Write", "path"), "str_replace_editor": ("Edit", "path")},
-    "opencode": {"bash": ("Bash", "command"), "edit": ("Edit", "filePath"), "write": ("Write", "filePath")},
-    "cursor": {"Shell": ("Bash", "command"), "Write": ("Write", "path"), "StrReplace": ("Edit", "path"),
-               "Delete": ("Edit", "path"), "EditNotebook": ("Edit", "target_notebook")},
+PATCH = "apply_patch"  # judged as an edit of every file the patch names (hooks/pretool.py), in any client
+# The client's tool name -> memdown's tool. Each client has spelled the same tool differently across versions
+# (the real logs in ../shared/agents: Cursor's older write/search_replace, Copilot's and Cursor's apply_patch
+# for GPT models), so the command or the edited path is taken from whichever of the known keys holds it.
+_TOOLS: dict[str, dict[str, str]] = {
+    "copilot": {"bash": "Bash", "powershell": "Bash", "edit": "Edit", "create": "Write",
+                "str_replace_editor": "Edit", "apply_patch": PATCH},
+    "opencode": {"bash": "Bash", "edit": "Edit", "write": "Write", "multiedit": "Edit", "patch": PATCH,
+                 "apply_patch": PATCH},
+    "cursor": {"Shell": "Bash", "run_terminal_cmd": "Bash", "Write": "Write", "write": "Write", "StrReplace": "Edit",
+               "search_replace": "Edit", "Delete": "Edit", "EditNotebook": "Edit", "ApplyPatch": PATCH},
 }
+_COMMAND_KEYS = ("command", "cmd")
+_PATH_KEYS = ("path", "file_path", "filePath", "target_notebook", "notebook_path")
+_PATCH_START = "*** Begin Patch"
 
 
 def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -57,6 +64,9 @@ def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, An
 
 
 def _tool(client: str, name: Any, args: Any) -> tuple[str, dict[str, Any]]:
+    patch = _patch_text(args)
+    if patch:  # a patch is judged by what it is, whatever the tool carrying it is called
+        return PATCH, {"input": patch}
     if isinstance(args, str):  # older Copilot builds send toolArgs as a JSON string
         import json
 
@@ -65,14 +75,22 @@ def _tool(client: str, name: Any, args: Any) -> tuple[str, dict[str, Any]]:
         except ValueError:
             args = {}
     args = args if isinstance(args, dict) else {}
-    mapped = _TOOLS[client].get(str(name or ""))
-    if mapped is None:
+    tool = _TOOLS[client].get(str(name or ""))
+    if tool is None:
         return str(name or ""), args
-    tool, key = mapped
-    value = args.get(key)
-    if tool == "Bash":
-        return tool, {"command": value} if isinstance(value, str) else {}
-    return tool, {"file_path": value} if isinstance(value, str) else {}
+    if tool == PATCH:
+        return tool, args
+    keys = _COMMAND_KEYS if tool == "Bash" else _PATH_KEYS
+    value = next((args[k] for k in keys if isinstance(args.get(k), str) and args[k]), None)
+    if value is None:
+        return tool, {}
+    return tool, {"command": value} if tool == "Bash" else {"file_path": value}
+
+
+def _patch_text(args: Any) -> str:
+    """The apply_patch text a tool call carries (the raw argument, or one of its string fields), else ''."""
+    values = args.values() if isinstance(args, dict) else (args,)
+    return next((v for v in values if isinstance(v, str) and v.lstrip().startswith(_PATCH_START)), "")
 
 
 def _from_copilot(event: str, payload: dict[str, Any]) -> dict[str, Any]:

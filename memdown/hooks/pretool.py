@@ -37,8 +37,8 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     if not isinstance(tool_input, dict):
         return None
     tool = str(payload.get("tool_name") or "")
-    if client == "codex" and tool == "apply_patch":
-        return _codex_patch(payload, tool_input, root)
+    if tool == "apply_patch":  # Codex's, and any client's patch tool (hooks.clientwire names them)
+        return _patch(payload, tool_input, root, client)
     if tool == "Skill" and not client:  # Claude Code's plugin skill only; another client's tool of that name is not it
         if tool_input.get("skill") != RECALL_SKILL:
             return None
@@ -68,7 +68,7 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
 _PATCH_FILE = "*** "  # "*** Update File: path" lines of Codex's apply_patch format
 
 
-def _codex_patch(payload: dict[str, Any], tool_input: dict[str, Any], root: Any) -> HookOutput | None:
+def _patch(payload: dict[str, Any], tool_input: dict[str, Any], root: Any, client: str) -> HookOutput | None:
     """An ``apply_patch`` judged as an ``Edit`` of every file it adds, updates, deletes or moves to."""
     patch = next((v for v in tool_input.values() if isinstance(v, str) and _PATCH_FILE in v), "")
     cwd = str(payload.get("cwd") or "")
@@ -76,7 +76,7 @@ def _codex_patch(payload: dict[str, Any], tool_input: dict[str, Any], root: Any)
         for head in ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "):
             if line.startswith(head):
                 path = os.path.join(cwd, line[len(head):].strip())
-                decided = answer({**payload, "tool_name": "Edit", "tool_input": {"file_path": path}}, root, "codex")
+                decided = answer({**payload, "tool_name": "Edit", "tool_input": {"file_path": path}}, root, client)
                 if decided is not None:
                     return decided
     return None

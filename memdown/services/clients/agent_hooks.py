@@ -11,7 +11,7 @@ Both clients read ``{"version": 1, "hooks": {event: [entry, …]}}`` with flat e
 OpenCode takes JavaScript plugins, not hook commands: memdown writes its own plugin file, ``memdown.js``, in
 ``.opencode/plugins/`` or ``$XDG_CONFIG_HOME/opencode/plugins/`` (``~/.config/opencode/plugins``), files
 OpenCode loads at start (opencode.ai/docs/plugins); it calls ``memdown hook PreToolUse opencode`` before each
-``bash``, ``edit`` and ``write`` call and throws the guard's reason back.
+``bash``, ``edit``, ``write``, ``multiedit`` and patch (``patch``/``apply_patch``) call and throws the guard's reason back.
 
 An entry is memdown's when its command is ``memdown hook EVENT CLIENT`` (any path to memdown); every other
 entry and key is kept as it was. Installing twice changes nothing; uninstall removes what install wrote,
@@ -44,7 +44,7 @@ class Hook:
 # reads the session's events file).
 COPILOT = (
     Hook("sessionStart", "SessionStart", 15),
-    Hook("preToolUse", "PreToolUse", 10, "bash|powershell|edit|create|str_replace_editor"),
+    Hook("preToolUse", "PreToolUse", 10, "bash|powershell|edit|create|str_replace_editor|apply_patch"),
     Hook("preCompact", "PreCompact", 30),
     Hook("agentStop", "Stop", 30),
     Hook("sessionEnd", "SessionEnd", 5),
@@ -53,7 +53,7 @@ COPILOT = (
 CURSOR = (
     Hook("sessionStart", "SessionStart", 15),
     Hook("beforeShellExecution", "PreToolUse", 10),
-    Hook("preToolUse", "PreToolUse", 10, "Write|StrReplace|Delete|EditNotebook"),
+    Hook("preToolUse", "PreToolUse", 10, "Write|StrReplace|Delete|EditNotebook|ApplyPatch"),
     Hook("stop", "Stop", 30),
     Hook("sessionEnd", "SessionEnd", 5),
 )
@@ -157,12 +157,12 @@ def uninstall(client: str, project: bool = False, start: Path | None = None) -> 
 
 PLUGIN_MARK = "// memdown: the guard plugin for OpenCode; `memdown uninstall opencode` removes this file"
 _PLUGIN = """{mark}
-// Before each bash, edit and write call, memdown's guards (rules a person approved on this machine) may stop it:
+// Before each bash, edit, write and patch call, memdown's guards (rules a person approved on this machine) may stop it:
 // the call is refused with the rule as its reason. Any failure of memdown lets the call run (fail open).
 import {{ spawnSync }} from "node:child_process";
 
 const MEMDOWN = {memdown};
-const TOOLS = new Set(["bash", "edit", "write"]);
+const TOOLS = new Set(["bash", "edit", "write", "multiedit", "patch", "apply_patch"]);
 
 function ask(event, payload) {{
   try {{
