@@ -140,3 +140,16 @@ def test_a_bad_payload_fails_open_with_valid_json(isolate_paths: Path, broken: s
                               capture_output=True, text=True, cwd=isolate_paths, timeout=60)
         assert proc.returncode == 0 and isinstance(json.loads(proc.stdout), dict), (event, proc.stdout, proc.stderr)
         assert proc.stderr == "" and (json.loads(proc.stdout) == {} or broken != "{not json"), proc.stdout
+
+
+def test_session_start_notices_fit_every_client(isolate_paths: Path, tmp_path: Path) -> None:
+    from memdown.services.recall.session import first_run_notice, import_notice
+
+    assert "memdown uninstall CLIENT" in first_run_notice(tmp_path / "new" / ".memdown")  # not only Claude Code's /plugin
+    chats = tmp_path / "gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    own = chats / "session-2026-11-27T10-00-5e551111.jsonl"  # Gemini names the file, not by the session id
+    own.write_text("{}\n")
+    assert import_notice(tmp_path / "a" / ".memdown", str(own), "5e551111-2222-3333-4444-555555555555") == ""
+    (chats / "session-2026-11-20T09-00-0badcafe.jsonl").write_text("{}\n")
+    assert "1 earlier session(s)" in import_notice(tmp_path / "b" / ".memdown", str(own), "5e551111-2222")

@@ -164,7 +164,7 @@ def test_first_session_start_with_history_but_no_memory_offers_import_once(isola
         return json.loads(proc.stdout).get("systemMessage", "")
 
     first = message(start)
-    assert "memdown import" in first and "1 earlier Claude Code session" in first
+    assert "memdown import" in first and "1 earlier session" in first
     assert "memdown import" not in message({**start, "session_id": "other"})
 
 

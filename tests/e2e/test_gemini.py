@@ -102,6 +102,8 @@ def test_a_first_session_is_recorded_with_its_anchor(make_gemini_world) -> None:
     settings = json.loads(world.settings_file.read_text())
     assert settings["security"] == {"auth": {"selectedType": "gemini-api-key"}}  # the person's settings kept
     first_session(world)
+    # the status line (stderr, headless) offers no import of "earlier sessions": the only chat is this one
+    assert "earlier session" not in world.runs[0].proc.stderr, world.runs[0].proc.stderr[-1500:]
     [chat] = world.chats()
     session = json.loads(chat.read_text().splitlines()[0])["sessionId"]
     text = world.daily_text()

@@ -159,7 +159,7 @@ def first_run_notice(root: Path) -> str:
         return ""  # cannot remember it: better quiet than the same notice every session
     return (f"memdown: this project's memory will be kept in {root} (markdown daily logs, written after each "
             "turn; commit them or add the folder to .gitignore). To turn memdown off: set MEMDOWN_DISABLE=1, "
-            "or disable the plugin with /plugin.")
+            "or remove memdown from the agent (/plugin in Claude Code, `memdown uninstall CLIENT` for the others).")
 
 
 def import_notice(root: Path, transcript_path: str, session_id: str) -> str:
@@ -170,16 +170,16 @@ def import_notice(root: Path, transcript_path: str, session_id: str) -> str:
 
     if not transcript_path:
         return ""
-    folder = os.path.dirname(transcript_path)
-    try:
+    folder, own = os.path.split(transcript_path)
+    try:  # not this session's own file, whatever the client names it (Gemini CLI: session-<time>-<id8>.jsonl)
         with os.scandir(folder) as entries:
             earlier = sum(1 for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")
-                          and e.name != f"{session_id}.jsonl")
+                          and e.name not in (own, f"{session_id}.jsonl"))
     except OSError:
         return ""
     if not earlier or not _say_once(root, "import-offer"):
         return ""
-    return (f"memdown: {earlier} earlier Claude Code session(s) of this project are not in memory; "
+    return (f"memdown: {earlier} earlier session(s) of this project are not in memory; "
             "run `memdown import` to bring them in (extractive summaries, no model calls).")
 
 
