@@ -120,6 +120,12 @@ def test_portuguese_restated_preference_is_first_in_the_queue_and_promoted_in_po
     assert f"- Sem código ainda. <!-- memdown:{result['learning']}" in claude   # the user's words, not a translation
     assert "Do not write code yet" not in claude and result["rule"] == "Sem código ainda."
 
+    # undo puts it all back (item 5): the CLAUDE.md memdown created goes, the candidate is reviewable again
+    assert run_memdown("reflect", "undo", result["learning"]).returncode == 0
+    assert not (isolate_paths / "CLAUDE.md").exists()
+    again = _json(run_memdown("reflect", "list", "--json"))["candidates"][0]
+    assert (again["text"], again["restated"], again["quotes"]) == ("Sem código ainda.", 3, code["quotes"])
+
 
 @pytest.mark.integration
 def test_japanese_restated_preference_keeps_its_script(memory_root, isolate_paths, tmp_path, monkeypatch):
