@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ... import fsutil, paths
 from ...errors import InputFileError
-from .codex_setup import load_settings, save_settings
+from .codex_setup import edit_settings
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,13 @@ def _entries(data: dict, event: str) -> list:
 def install(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
     """memdown's hook entries in ``client``'s user (or project) hook file; idempotent."""
     report = HookFileReport(hooks_file(client, project, start))
-    data = load_settings(report.hooks_file)
+    changed, _ = edit_settings(report.hooks_file, lambda data: _add(client, project, data))
+    if changed:
+        report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
+    return report
+
+
+def _add(client: str, project: bool, data: dict) -> list[str]:
     data.setdefault("version", 1)
     data.setdefault("hooks", {})
     changed = []
@@ -126,16 +132,10 @@ def install(client: str, project: bool = False, start: Path | None = None) -> Ho
             continue
         entries[:] = [e for e in entries if not is_ours(client, e)] + wanted
         changed.append(event)
-    if changed:
-        save_settings(report.hooks_file, data)
-        report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
-    return report
+    return changed
 
 
-def uninstall(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
-    """Remove exactly memdown's entries; the file goes too when nothing of anyone else's is left in it."""
-    report = HookFileReport(hooks_file(client, project, start))
-    data = load_settings(report.hooks_file)
+def _drop(client: str, data: dict) -> list[str]:
     hooks = data.get("hooks") or {}
     removed = []
     for event in dict.fromkeys(h.client_event for h in HOOKS[client]):
@@ -146,11 +146,17 @@ def uninstall(client: str, project: bool = False, start: Path | None = None) -> 
         removed.append(event)
         if not entries:
             del hooks[event]
+    return removed
+
+
+def uninstall(client: str, project: bool = False, start: Path | None = None) -> HookFileReport:
+    """Remove exactly memdown's entries; the file goes too when nothing of anyone else's is left in it."""
+    report = HookFileReport(hooks_file(client, project, start))
+    removed, data = edit_settings(report.hooks_file, lambda data: _drop(client, data))
     if removed and data == {"version": 1, "hooks": {}}:
         fsutil.unlink(report.hooks_file)
         report.changes.append(f"removed {report.hooks_file} (memdown's hooks only)")
     elif removed:
-        save_settings(report.hooks_file, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
     return report
 

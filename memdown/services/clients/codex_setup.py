@@ -105,21 +105,42 @@ def is_ours(handler: object, event: str | None = None) -> bool:
     return match is not None and (event is None or match["event"] == event)
 
 
-def load_settings(path: Path) -> dict:
-    if not path.exists():
+def parse_settings(path: Path, text: str) -> dict:
+    """A client's settings (``{}`` for no file); anything but a JSON object with a hooks object is refused."""
+    if not text.strip():
         return {}
     try:
-        data = json.loads(fsutil.read_text(path))
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         raise InputFileError(f"{path} is not valid JSON ({exc}); memdown changed nothing") from None
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InputFileError(f"{path} does not hold a hooks object; memdown changed nothing")
     return data
 
 
-def save_settings(path: Path, data: dict) -> None:
-    fsutil.make_dirs(path.parent)
-    fsutil.atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def edit_settings(path: Path, change: Callable[[dict], list[str]]) -> tuple[list[str], dict]:
+    """``change(settings) -> what changed`` as one compare-and-swap of the client's settings file.
+
+    The client and the person save this file too (Gemini CLI writes its settings.json itself): a save
+    between memdown's read and its write makes memdown read it again and redo its change on it
+    (``fsutil.edit_locked``), never write over it. A file its owner made read-only is left alone.
+    Returns what changed and the settings as written."""
+    seen = fsutil.lstat(path)
+    if seen is not None and not seen.st_mode & 0o200:
+        raise InputFileError(f"{path} is read-only; memdown changed nothing")
+    written: dict = {}
+
+    def apply(text: str) -> tuple[str, list[str]]:
+        data = parse_settings(path, text)
+        changed = change(data)
+        written["data"] = data
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n" if changed else text), changed
+
+    try:
+        changed = fsutil.edit_locked(path, apply, in_place=False)
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path} is not UTF-8 text ({exc}); memdown changed nothing") from None
+    return changed, written.get("data", {})
 
 
 def install_hooks(data: dict, events: dict[str, tuple[str | None, int]], command: Callable[[str], str]) -> list[str]:
@@ -175,10 +196,9 @@ def drop_ours(groups: list, event: str) -> int:
 def install(project: bool = False, start: Path | None = None) -> SetupReport:
     """memdown's hooks and recall skill in Codex's user (or project) settings; idempotent."""
     report = SetupReport(settings_dir(project, start) / HOOKS_FILE, skill_file(project, start))
-    data = load_settings(report.hooks_file)
-    changed = install_hooks(data, EVENTS, lambda event: hook_command(project, event))
+    changed, _ = edit_settings(report.hooks_file,
+                               lambda data: install_hooks(data, EVENTS, lambda event: hook_command(project, event)))
     if changed:
-        save_settings(report.hooks_file, data)
         report.changes.append(f"hooks for {', '.join(changed)} in {report.hooks_file}")
     current = fsutil.read_text(report.skill_file) if report.skill_file.exists() else None
     if current != SKILL:
@@ -194,12 +214,10 @@ def install(project: bool = False, start: Path | None = None) -> SetupReport:
 def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
     """Remove exactly what ``install`` wrote: memdown's handlers and its unedited skill file."""
     report = SetupReport(settings_dir(project, start) / HOOKS_FILE, skill_file(project, start))
-    data = load_settings(report.hooks_file)
-    removed = remove_hooks(data, EVENTS)
+    removed, data = edit_settings(report.hooks_file, lambda data: remove_hooks(data, EVENTS))
     if removed and data == {"hooks": {}}:  # the file install created, nothing of anyone else's in it
         fsutil.unlink(report.hooks_file)
     elif removed:
-        save_settings(report.hooks_file, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {report.hooks_file}")
     if report.skill_file.exists():
         if fsutil.read_text(report.skill_file) == SKILL:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import fsutil, paths
-from .codex_setup import SetupReport, hook_command, install_hooks, load_settings, remove_hooks, save_settings
+from .codex_setup import SetupReport, hook_command, edit_settings, install_hooks, remove_hooks
 
 SETTINGS_FILE = "settings.json"
 CLIENT = " gemini"  # `memdown hook EVENT gemini`: hooks/runner.py answers in Gemini CLI's terms
@@ -48,10 +48,8 @@ def install(project: bool = False, start: Path | None = None) -> SetupReport:
     """memdown's hooks in Gemini CLI's user (or project) settings; idempotent."""
     target = settings_file(project, start)
     report = SetupReport(target)
-    data = load_settings(target)
-    changed = install_hooks(data, EVENTS, lambda event: hook_command(project, event, CLIENT))
+    changed, _ = edit_settings(target, lambda data: install_hooks(data, EVENTS, lambda event: hook_command(project, event, CLIENT)))
     if changed:
-        save_settings(target, data)
         report.changes.append(f"hooks for {', '.join(changed)} in {target}")
     return report
 
@@ -60,12 +58,10 @@ def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
     """Remove exactly what ``install`` wrote: memdown's handlers (every other setting stays)."""
     target = settings_file(project, start)
     report = SetupReport(target)
-    data = load_settings(target)
-    removed = remove_hooks(data, EVENTS)
+    removed, data = edit_settings(target, lambda data: remove_hooks(data, EVENTS))
     if removed and data == {"hooks": {}}:  # the file install created, nothing of anyone else's in it
         fsutil.unlink(target)
         report.changes.append(f"removed {target} (memdown's hooks were all it held)")
     elif removed:
-        save_settings(target, data)
         report.changes.append(f"removed hooks for {', '.join(removed)} from {target}")
     return report
