@@ -8,6 +8,7 @@ against the fields those documents say the client reads.
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -298,3 +299,59 @@ def test_the_opencode_plugin_stops_a_guarded_call_with_the_rule_and_lets_others_
     edit = {"filePath": str(isolate_paths / "package-lock.json"), "oldString": "a", "newString": "b"}
     assert _opencode_call(plugin, isolate_paths, "edit", edit).startswith("STOPPED")
     assert _opencode_call(plugin, isolate_paths, "read", {"filePath": "package-lock.json"}) == "RAN"
+
+
+def _opencode_db(path: Path, project: Path) -> Path:
+    """An OpenCode 1.2+ database with this project's session and another project's."""
+    import sqlite3
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        "CREATE TABLE session (id TEXT, parent_id TEXT, directory TEXT, version TEXT, time_created INTEGER);"
+        "CREATE TABLE message (id TEXT, session_id TEXT, time_created INTEGER, data TEXT);"
+        "CREATE TABLE part (id TEXT, message_id TEXT, data TEXT);")
+    connection.executemany("INSERT INTO session VALUES (?,?,?,?,?)", [
+        ("ses_ours1", None, str(project), "1.18.33", 1), ("ses_other", None, "/elsewhere/secret-project", "1.18.33", 2)])
+    connection.executemany("INSERT INTO message VALUES (?,?,?,?)", [
+        ("msg_1", "ses_ours1", 1795780800000, json.dumps({"role": "user"})),
+        ("msg_2", "ses_ours1", 1795780801000, json.dumps({"role": "assistant"})),
+        ("msg_3", "ses_other", 1795780802000, json.dumps({"role": "user"}))])
+    connection.executemany("INSERT INTO part VALUES (?,?,?)", [
+        ("prt_1", "msg_1", json.dumps({"type": "text", "text": "make the upload retry wait for the lock"})),
+        ("prt_2", "msg_2", json.dumps({"type": "text", "text": "Done."})),
+        ("prt_3", "msg_3", json.dumps({"type": "text", "text": "the other project's private plan"}))])
+    connection.commit()
+    connection.close()
+    return path
+
+
+def test_an_opencode_database_gives_one_session_when_asked_and_all_for_an_import(tmp_path: Path) -> None:
+    from memdown.clients import parse_log
+
+    path = _opencode_db(tmp_path / "opencode.db", tmp_path / "proj")
+    one = parse_log(path, session="ses_ours1")
+    assert one.session_id == "ses_ours1" and one.cwd == str(tmp_path / "proj")
+    assert [t.prompt for t in one.turns] == ["make the upload retry wait for the lock"]
+    every = parse_log(path, session="opencode-db-opencode")  # what `memdown import opencode.db` records
+    assert len(every.turns) == 2 and every.session_id == "opencode-db-opencode"
+
+
+def test_the_opencode_plugin_records_the_idle_session_and_only_it(
+        memory_root: Path, isolate_paths: Path, homes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(homes / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(homes / ".local" / "share"))
+    _opencode_db(homes / ".local" / "share" / "opencode" / "opencode.db", isolate_paths)
+    plugin = agent_hooks.install_plugin().hooks_file
+    (plugin.parent / "package.json").write_text('{"type": "module"}')
+    code = (f"const {{ MemdownPlugin }} = await import({str(plugin)!r});\n"
+            f"const hooks = await MemdownPlugin({{ directory: {str(isolate_paths)!r} }});\n"
+            "await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_ours1' } } });\n")
+    if shutil.which("node") is None:
+        pytest.skip("node is absent")
+    proc = subprocess.run(["node", "--input-type=module", "-e", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **SYNC})
+    assert proc.returncode == 0, proc.stderr
+    text = _day_text(memory_root)
+    assert "(opencode)" in text and "session:ses_ours1" in text and "upload retry" in text
+    assert "private plan" not in text  # another project's session in the same database stays out

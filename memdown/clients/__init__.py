@@ -103,8 +103,9 @@ def client_of(path: Path) -> str:
     return kind_of(path).agent
 
 
-def parse_log(path: Path, *, start_offset: int = 0, include_subagents: bool = True) -> Transcript:
-    """Any supported client's session log as memdown turns."""
+def parse_log(path: Path, *, start_offset: int = 0, include_subagents: bool = True, session: str = "") -> Transcript:
+    """Any supported client's session log as memdown turns. ``session``: the one session wanted from a file
+    that holds many (an OpenCode database: a live capture takes its own session, never the others')."""
     path = Path(path)
     agent, shape = kind_of(path)
     if agent == codex.AGENT:
@@ -122,7 +123,7 @@ def parse_log(path: Path, *, start_offset: int = 0, include_subagents: bool = Tr
             return cursor.parse_text(path, start_offset=start_offset)
         return cursor.parse_json(path, start_offset=start_offset)
     if agent == opencode.AGENT and shape == "sqlite":
-        return opencode.parse_database(path, start_offset=start_offset)
+        return opencode.parse_database(path, start_offset=start_offset, session=session)
     if agent == opencode.AGENT:
         return opencode.parse_session(path, start_offset=start_offset)
     return parse_transcript(path, start_offset=start_offset, include_subagents=include_subagents)

@@ -126,13 +126,17 @@ def _rows(path: Path) -> tuple[list[Any], list[Any], list[Any]]:
     return sessions, messages, parts
 
 
-def parse_database(path: Path, *, start_offset: int = 0) -> Transcript:
+def parse_database(path: Path, *, start_offset: int = 0, session: str = "") -> Transcript:
     """An OpenCode SQLite database (1.2 on): every top-level session's turns, in time order, as one
-    transcript (one file, many sessions, like Gemini's logs.json); its cwd when every session shares one."""
+    transcript (one file, many sessions, like Gemini's logs.json); its cwd when every session shares one.
+    ``session`` (an OpenCode id, ``ses_…``): that session alone, under its own id (a live capture)."""
     import json as _json
 
     path = Path(path)
     sessions, messages, parts = _rows(path)
+    one = session.startswith("ses_")
+    if one:
+        sessions = [row for row in sessions if row[0] == session]
     ours = {row[0]: row for row in sessions}
     by_message: dict[str, list[dict[str, Any]]] = {}
     bad = 0
@@ -153,6 +157,6 @@ def parse_database(path: Path, *, start_offset: int = 0) -> Transcript:
         _message(built, message, [p for p in by_message.get(message_id, []) if isinstance(p, dict)], iso(created))
     folders = {str(row[1] or "") for row in sessions}
     versions = [str(row[2] or "") for row in sessions]
-    return transcript(path, AGENT, built, session=f"opencode-db-{path.stem}",
+    return transcript(path, AGENT, built, session=session if one else f"opencode-db-{path.stem}",
                       cwd=folders.pop() if len(folders) == 1 else "", version=versions[-1] if versions else "",
                       bad_lines=bad, start_offset=start_offset)

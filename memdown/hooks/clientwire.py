@@ -138,12 +138,24 @@ def _from_cursor(event: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def _from_opencode(event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """What memdown's OpenCode plugin sends: ``{sessionID, directory, tool, args}`` (``tool.execute.before``'s
-    ``input.sessionID``/``input.tool`` and ``output.args``, the plugin context's ``directory``)."""
+    ``input.sessionID``/``input.tool`` and ``output.args``, the plugin context's ``directory``); on
+    ``session.idle`` ``{sessionID, directory}``, captured from OpenCode's database."""
     out: dict[str, Any] = {"session_id": str(payload.get("sessionID") or ""), "cwd": payload.get("directory"),
                            "hook_event_name": event}
     if event == "PreToolUse":
         out["tool_name"], out["tool_input"] = _tool("opencode", payload.get("tool"), payload.get("args"))
+    elif out["session_id"].startswith("ses_") and out["session_id"][4:].isalnum():  # an id, never a path
+        database = _opencode_database()
+        if database:  # the reader takes this session alone from it (clients.opencode.parse_database)
+            out["transcript_path"] = database
     return out
+
+
+def _opencode_database() -> str:
+    """OpenCode's SQLite store (1.2 on): ``$XDG_DATA_HOME/opencode/opencode.db``."""
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    path = os.path.join(data, "opencode", "opencode.db")
+    return path if os.path.isfile(path) else ""
 
 
 def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

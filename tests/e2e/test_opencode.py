@@ -4,7 +4,8 @@
 127.0.0.1: the scripted model asks for ``npm install left-pad``; the plugin memdown installed
 (``memdown install opencode --project``) runs ``memdown hook PreToolUse opencode``, the rule a person
 approved on this machine ("use pnpm, not npm") stops the call, and the model is handed the rule as the
-tool's error. Skips with one line when the CLI is absent (``.ci/run`` installs it in ``.e2e/opencode``).
+tool's error; when the session goes idle the plugin's ``memdown hook Stop opencode`` records the session's
+turn from OpenCode's database under ``## Session HH:MM (opencode)``. Skips with one line when the CLI is absent (``.ci/run`` installs it in ``.e2e/opencode``).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,19 @@ def test_an_approved_guard_stops_the_real_clients_command(memory_root: Path, iso
     assert not (project / "node_modules" / "left-pad").exists()  # the command never ran
     log = (memory_root / "logs" / "hooks.log").read_text()
     assert "PreToolUse" in log and "deny" in log
+    # session.idle: the plugin queued the capture of this session from OpenCode's database.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and "(opencode)" not in _days(memory_root):
+        time.sleep(0.5)
+    days = _days(memory_root)
+    assert "## Session" in days and "(opencode)" in days and "session:ses_" in days, (days, log, _worker_log())
+    assert "left-pad" in days
+
+
+def _days(memory_root: Path) -> str:
+    return "".join(p.read_text() for p in sorted((memory_root / "memory").glob("*.md")))
+
+
+def _worker_log() -> str:
+    logs = sorted((Path(os.environ["MEMDOWN_DIR"]) / "logs").glob("*.log"))
+    return "\n".join(p.read_text()[-1500:] for p in logs)

@@ -92,7 +92,7 @@ def pending_unit_count(root: Path, transcript_path: Path, session_id: str) -> in
     state = _load_state(paths.session_state_file(root, "sessions", session_id, ".json"))
     if state.get("skipped"):
         return 0
-    transcript = parse_log(Path(transcript_path), include_subagents=False)
+    transcript = parse_log(Path(transcript_path), include_subagents=False, session=session_id)
     turns, _copies = _new_turns(transcript, set(state.get("done", [])), recorded_turns.load(root), session_id)
     return len(plan_entries(turns, transcript.turns, final=True).units)
 
@@ -125,7 +125,7 @@ def record_session(
         if state.get("skipped"):
             report.skipped_session = True
             return report
-        transcript = parse_log(Path(transcript_path), include_subagents=False)
+        transcript = parse_log(Path(transcript_path), include_subagents=False, session=session_id)
         session_id = session_id or transcript.session_id
         if _opted_out(transcript, state, state_path):
             report.skipped_session = True

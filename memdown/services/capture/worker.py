@@ -67,8 +67,17 @@ def _archive(root: Path, record: dict[str, Any]) -> None:
 
     payload = record["payload"]
     transcript = payload.get("transcript_path")
+    if transcript and os.path.isfile(transcript) and _holds_many_sessions(Path(transcript)):
+        log.info("not archived: %s holds every OpenCode session of every project (OpenCode keeps it)", transcript)
+        return
     if transcript and os.path.isfile(transcript):
         archive_transcript(Path(transcript), str(payload.get("session_id") or ""), forgotten=forgetting.load(root))
+
+
+def _holds_many_sessions(path: Path) -> bool:
+    from ...clients import kind_of
+
+    return kind_of(path).shape == "sqlite"
 
 
 def _mine(root: Path, config: Config, record: dict[str, Any]) -> None:

@@ -11,7 +11,9 @@ Both clients read ``{"version": 1, "hooks": {event: [entry, …]}}`` with flat e
 OpenCode takes JavaScript plugins, not hook commands: memdown writes its own plugin file, ``memdown.js``, in
 ``.opencode/plugins/`` or ``$XDG_CONFIG_HOME/opencode/plugins/`` (``~/.config/opencode/plugins``), files
 OpenCode loads at start (opencode.ai/docs/plugins); it calls ``memdown hook PreToolUse opencode`` before each
-``bash``, ``edit``, ``write``, ``multiedit`` and patch (``patch``/``apply_patch``) call and throws the guard's reason back.
+``bash``, ``edit``, ``write``, ``multiedit`` and patch (``patch``/``apply_patch``) call and throws the guard's
+reason back, and ``memdown hook Stop opencode`` when a session goes idle (capture of that session from
+OpenCode's database).
 
 An entry is memdown's when its command is ``memdown hook EVENT CLIENT`` (any path to memdown); every other
 entry and key is kept as it was. Installing twice changes nothing; uninstall removes what install wrote,
@@ -164,7 +166,8 @@ def uninstall(client: str, project: bool = False, start: Path | None = None) -> 
 PLUGIN_MARK = "// memdown: the guard plugin for OpenCode; `memdown uninstall opencode` removes this file"
 _PLUGIN = """{mark}
 // Before each bash, edit, write and patch call, memdown's guards (rules a person approved on this machine) may stop it:
-// the call is refused with the rule as its reason. Any failure of memdown lets the call run (fail open).
+// the call is refused with the rule as its reason. When a session goes idle, memdown records its turns.
+// Any failure of memdown lets the session go on as if it were not there (fail open).
 import {{ spawnSync }} from "node:child_process";
 
 const MEMDOWN = {memdown};
@@ -184,6 +187,10 @@ export const MemdownPlugin = async ({{ directory }}) => ({{
     if (!TOOLS.has(input.tool)) return;
     const answer = ask("PreToolUse", {{ sessionID: input.sessionID, tool: input.tool, args: output.args, directory }});
     if (answer.decision === "deny") throw new Error(answer.reason || "memdown guard");
+  }},
+  event: async ({{ event }}) => {{
+    // The session's turns so far go into memdown's daily log (a detached job; this returns at once).
+    if (event.type === "session.idle") ask("Stop", {{ sessionID: event.properties?.sessionID, directory }});
   }},
 }});
 """
