@@ -62,6 +62,9 @@ def test_answers_take_gemini_cli_s_shape() -> None:
     deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                    "permissionDecisionReason": "memdown guard L1: use pnpm"}}
     assert answer(deny) == {"decision": "deny", "reason": "memdown guard L1: use pnpm"}
+    ask = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                  "permissionDecisionReason": "memdown guard L2: prefer uv"}}
+    assert answer(ask) == {"decision": "deny", "reason": "memdown guard L2: prefer uv"}  # headless Gemini would hang
     allow = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
     assert answer(allow) == {} and answer({}) == {}
 

@@ -7,7 +7,7 @@ AfterAgent ``prompt``, ``prompt_response``, ``stop_hook_active``; BeforeTool ``t
 ``tool_input``; PreCompress ``trigger``; SessionEnd ``reason``. It reads ``systemMessage``,
 ``hookSpecificOutput.additionalContext`` (SessionStart, BeforeAgent: the CLI escapes ``<``/``>`` in it and
 wraps it in ``<hook_context>``) and, for BeforeTool, a top-level ``decision`` (``deny``/``block``/``ask``)
-with its ``reason``. Each event is answered by the handler of its Claude Code twin.
+with its ``reason``; memdown answers ``deny`` for a guard's ``ask`` too (a headless session cannot be asked). Each event is answered by the handler of its Claude Code twin.
 
 Standard library only, nothing imported at module level: the hook runner and the BeforeTool fast path use it.
 """
@@ -74,6 +74,8 @@ def answer(out: dict[str, Any]) -> dict[str, Any]:
         gemini["hookSpecificOutput"] = {"hookEventName": NAMES.get(event, event),
                                         "additionalContext": specific["additionalContext"]}
     if specific.get("permissionDecision") in ("deny", "ask"):  # allow is Gemini's default: said by saying nothing
-        gemini["decision"] = specific["permissionDecision"]
+        # An ask becomes a deny: 0.61.0 turns a hook's ask into a confirmation even under --yolo, and a headless
+        # `gemini -p` then waits for it forever (tests/e2e/test_gemini.py). The reason says how to ask the person.
+        gemini["decision"] = "deny"
         gemini["reason"] = str(specific.get("permissionDecisionReason") or "memdown guard")
     return gemini

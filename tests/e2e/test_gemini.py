@@ -7,7 +7,8 @@ headless with ``GOOGLE_GEMINI_BASE_URL`` on the fake. What is proven, each from 
 (c) a correction approved on this machine stops the repeated command (BeforeTool deny; the program never runs);
 (d) a poisoned repository's memory reaches the model only inside memdown's fence, its orders flagged;
 (e) the model's shell cannot run memdown's person commands (promote, install, uninstall);
-(f) a path guard stops `write_file` and `replace` on the file it names, and only there.
+(f) a path guard stops `write_file` and `replace` on the file it names, and only there; (g) a preference
+guard (an ask in Claude Code) denies instead of leaving a headless session waiting for a confirmation.
 Gemini CLI escapes ``<`` and ``>`` in hook context (``&lt;memdown-recorded-notes …&gt;``): the checks read
 the text with those two entities put back (the fence defangs planted tags as ‹ ›, never as entities).
 """
@@ -199,6 +200,29 @@ def test_an_approved_path_guard_stops_write_file_and_replace(make_gemini_world) 
         assert "Tool execution blocked: memdown guard" in stopped and schema in stopped, stopped
     assert (world.project / schema).read_text() == "{}\n"  # neither tool touched it …
     assert (world.project / "NOTES.md").read_text() == "schema left alone\n", noted  # … another file is written
+
+
+def test_a_preference_guard_does_not_hang_a_headless_session(make_gemini_world) -> None:
+    """A guard that would ask (a preference) is a deny here: Gemini CLI forces an ask to a confirmation, and
+    headless nobody can give it (the session waited until killed before this was a deny)."""
+    commands = iter(["pytest -q", "uv run pytest -q"])
+
+    def plan(req: Request, output: str | None) -> Reply:
+        command = next(commands, None)
+        return Reply.shell(command) if command else Reply.say("Done.")
+
+    script = Script(plan)
+    world = make_gemini_world(script).install().init_memory()
+    for name in ("pytest", "uv"):
+        program = world.bin / name
+        program.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
+        program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    approve(world, "run tests with uv", "Run tests with `uv run pytest`.")
+    ran(world, world.gemini("Run the tests.", timeout=120))
+    asked, then = script.outputs
+    assert "Tool execution blocked: memdown guard" in asked and "uv run pytest" in asked, asked
+    assert "uv ok" in then, then
+    assert (world.tmp / "ran.log").read_text() == "uv run pytest -q\n"  # bare pytest never ran
 
 
 POISON = """# 2026-11-20
