@@ -39,6 +39,8 @@ def test_recipes_whose_fix_discards_are_held(memory_root):
 @pytest.mark.parametrize("text, why", [
     ("注册吧，nvfp4的训练配置应该是和base一样吗？ 数据配置肯定是要一样.", "holds a question"),
     ("Always use pnpm? I think so.", "holds a question"),
+    ("我就是想问nvfp4的权重是不是都可以在b200上获得推理加速，还是说只能和谁.", "holds a question"),
+    ("I just wanted to ask whether staging uses the same keys.", "holds a question"),
     ("Tôi là Kacey, làm product manager " + "cho một số dự án " * 12, "longer than a rule"),
 ])
 def test_questions_and_paragraphs_are_not_rules(text, why):

@@ -5,7 +5,7 @@
   ``unlink``), discards work (``git checkout``/``switch``/``restore``/``reset``/``clean``/``stash``), closes or
   deletes on a forge (``gh pr close``, ``gh repo delete``…) or kills processes. Read with the guards' shell
   parser (``shellcmd.command_views``: wrappers, ``bash -c``, ``&&`` chains), never by substring.
-* A rule holds no question: "…应该是和base一样吗？" asks; the rule is in the answer.
+* A rule holds no question: "…应该是和base一样吗？" and "我就是想问…" ask; the rule is in the answer.
 * A rule is one line a person reads at a glance: past ``MAX_RULE_CHARS`` it is a task, a spec or a pasted
   message (a self-introduction taken as a memory request), kept as evidence.
 """
@@ -18,7 +18,9 @@ _REMOVES = frozenset({"rm", "rmdir", "unlink", "shred", "kill", "pkill", "killal
 _GIT_DISCARDS = frozenset({"git checkout", "git switch", "git restore", "git reset", "git clean", "git stash",
                            "git rm"})
 _FORGE_DISCARDS = frozenset({"close", "delete", "archive", "lock"})
-_QUESTION = re.compile(r"[?？]|[吗嗎呢](?:[\s。.!！]|$)")
+_QUESTION = re.compile(r"[?？]|[吗嗎呢](?:[\s。.!！]|$)|想问|想問|请问|請問|問一下|问一下|"
+                       r"(?i:\bi (?:just )?(?:want|wanted|was going) to ask\b|\bje (?:voulais|veux) (?:te |vous )?demander\b|"
+                       r"\bqueria (?:te )?(?:perguntar|saber)\b|\bхотел (?:бы )?спросить\b)")
 _FIX_SPANS = re.compile(r"`([^`]+)`")
 
 
