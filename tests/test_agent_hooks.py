@@ -175,6 +175,8 @@ def test_session_start_context_comes_fenced_in_each_clients_field(memory_root: P
                                              "hook_event_name": "sessionStart", "workspace_roots": [str(isolate_paths)]},
                   MEMDOWN_WATCH_ENABLED="0")
     assert list(cursor) == ["additional_context"] and "<memdown-recorded-notes" in cursor["additional_context"]
+    for context in (copilot["additionalContext"], cursor["additional_context"]):  # no skill there: the command
+        assert "memory-recall skill" not in context and "memdown search" in context
     # A prompt event's answer is not read by either client: nothing is sent.
     assert hook("UserPromptSubmit", "copilot", {"sessionId": "s2", "cwd": str(isolate_paths),
                                                 "prompt": "why did we move the retry last time?"}) == {}

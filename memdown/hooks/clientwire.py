@@ -56,11 +56,11 @@ def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, An
         from .gemini import in_memdown_terms
 
         return in_memdown_terms(payload)
-    if client == "copilot":
-        return _from_copilot(event, payload)
     if client == "opencode":
         return _from_opencode(event, payload)
-    return _from_cursor(event, payload)
+    # memdown gives Copilot CLI and Cursor no recall skill: the digest names the shell command instead.
+    translated = _from_copilot(event, payload) if client == "copilot" else _from_cursor(event, payload)
+    return {**translated, "memdown_no_skill": True}
 
 
 def _tool(client: str, name: Any, args: Any) -> tuple[str, dict[str, Any]]:

@@ -34,11 +34,12 @@ def shown_as(root: Path) -> str:
 def session_start(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     if root is None or config is None:
         return None
-    from ..services.recall.session import session_brief
+    from ..services.recall.session import RECALL_BY_COMMAND, RECALL_BY_SKILL, session_brief
 
     brief = session_brief(root, config, shown_as=shown_as(root),
                           transcript_path=str(payload.get("transcript_path") or ""),
-                          session_id=str(payload.get("session_id") or ""))
+                          session_id=str(payload.get("session_id") or ""),
+                          recall_line=RECALL_BY_COMMAND if payload.get("memdown_no_skill") else RECALL_BY_SKILL)
     return HookOutput("SessionStart", system_message=brief.status, context=brief.context)
 
 

@@ -58,12 +58,19 @@ class SessionBrief:
 
 # --- SessionStart -------------------------------------------------------------
 
+RECALL_BY_SKILL = "Older work, decisions and fixes can be recalled with the memory-recall skill."
+# Clients memdown gives no skill (Copilot CLI, Cursor): the shell command is there wherever memdown is.
+RECALL_BY_COMMAND = ("Older work, decisions and fixes can be recalled with `memdown search \"<a few words>\"` "
+                     "in the shell (then `memdown expand <id>`).")
+
+
 def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path: str = "",
-                  session_id: str = "") -> SessionBrief:
+                  session_id: str = "", recall_line: str = RECALL_BY_SKILL) -> SessionBrief:
     """Digest, learnings and review counts; starts the live index and retries stale jobs.
 
     ``shown_as`` is how the root is named to the user (relative to the session's folder);
-    ``transcript_path`` and ``session_id`` locate the project's earlier sessions (``import_notice``).
+    ``transcript_path`` and ``session_id`` locate the project's earlier sessions (``import_notice``);
+    ``recall_line`` tells the model how it recalls more in this client.
     """
     if not root.is_dir():
         status = first_run_notice(root) or f"memdown: no memory yet here; entries start after the first turn ({root})"
@@ -79,7 +86,7 @@ def session_brief(root: Path, config: Config, *, shown_as: str, transcript_path:
     except Exception as exc:  # the digest must not fail because of the learning files
         hook_log(root, "SessionStart", f"learnings skipped: {type(exc).__name__}: {exc}")
     if parts:
-        parts.append(own_line("Older work, decisions and fixes can be recalled with the memory-recall skill."))
+        parts.append(own_line(recall_line))
     days = len(paths.daily_files(root))
     index_state = "indexed" if (paths.index_dir(root) / "meta.json").exists() else "not indexed yet"
     status = f"memdown: {days} day(s) of memory in {shown_as}, {index_state}"
