@@ -8,7 +8,8 @@ headless with ``GOOGLE_GEMINI_BASE_URL`` on the fake. What is proven, each from 
 (d) a poisoned repository's memory reaches the model only inside memdown's fence, its orders flagged;
 (e) the model's shell cannot run memdown's person commands (promote, install, uninstall);
 (f) a path guard stops `write_file` and `replace` on the file it names, and only there; (g) a preference
-guard (an ask in Claude Code) denies instead of leaving a headless session waiting for a confirmation.
+guard (an ask in Claude Code) denies instead of leaving a headless session waiting for a confirmation;
+(h) a `--project` install runs from the repository's settings in a trusted folder.
 Gemini CLI escapes ``<`` and ``>`` in hook context (``&lt;memdown-recorded-notes …&gt;``): the checks read
 the text with those two entities put back (the fence defangs planted tags as ‹ ›, never as entities).
 """
@@ -117,6 +118,19 @@ def test_a_first_session_is_recorded_with_its_anchor(make_gemini_world) -> None:
     imported = world.memdown("import", "--no-index")  # the same chat file again: the turn is not written twice
     assert imported.returncode == 0 and "1 already imported" in imported.stdout, (imported.stdout, imported.stderr)
     assert len(re.findall(r"<!-- session:", world.daily_text())) == 1, (imported.stdout, world.daily_text())
+
+
+def test_a_project_install_runs_in_a_trusted_folder(make_gemini_world) -> None:
+    """`memdown install gemini --project`: the repository's .gemini/settings.json, memdown from PATH."""
+    world = make_gemini_world(Script(decide)).init_memory()
+    done = world.memdown("install", "gemini", "--project")
+    assert done.returncode == 0 and ".gemini/settings.json" in done.stdout, (done.stdout, done.stderr)
+    assert "hooks" not in json.loads(world.settings_file.read_text())  # the user's own settings untouched
+    first_session(world)
+    assert re.search(r"^## Session \d\d:\d\d \(gemini\)$", world.daily_text(), re.M), world.daily_text()
+    assert "project-level hooks have been detected" in world.runs[0].proc.stderr  # the CLI's own one-time warning
+    log = world.hooks_log()
+    assert "Stop answered" in log and "UserPromptSubmit ok" in log, log  # AfterAgent and BeforeAgent answered too
 
 
 def test_a_second_session_gets_the_digest_and_recalls_it(make_gemini_world) -> None:
