@@ -357,3 +357,19 @@ def test_the_opencode_plugin_records_the_idle_session_and_only_it(
     text = _day_text(memory_root)
     assert "(opencode)" in text and "session:ses_ours1" in text and "upload retry" in text
     assert "private plan" not in text  # another project's session in the same database stays out
+
+
+def test_a_copilot_session_captured_by_its_hook_is_not_written_again_by_import(
+        memory_root: Path, isolate_paths: Path, homes: Path) -> None:
+    from memdown.config import load_config
+    from memdown.services.capture.importer import import_transcripts, survey
+
+    copilot_home = homes / ".copilot"
+    events = _copilot_session(copilot_home, "0b7e5f0a-3", isolate_paths, "split the upload worker in two")
+    hook("Stop", "copilot", {"sessionId": "0b7e5f0a-3", "timestamp": 1, "cwd": str(isolate_paths),
+                             "transcriptPath": str(events), "stopReason": "end_turn"}, COPILOT_HOME=str(copilot_home))
+    before = _day_text(memory_root)
+    assert before.count("session:0b7e5f0a-3") == 1
+    report = import_transcripts(memory_root, survey([events], cwd=isolate_paths, root=memory_root),
+                                config=load_config(memory_root), index=False)
+    assert report.entries == 0 and _day_text(memory_root).count("session:0b7e5f0a-3") == 1
