@@ -8,39 +8,26 @@ it; any other request gets the next scripted bash command as a tool call. Every 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from .fake_responses import FakeResponsesAPI, Reply, Request
 
-class FakeChatAPI:
-    """``with FakeChatAPI(["npm install left-pad"]) as api: ... api.url`` (the provider's ``baseURL``)."""
+
+class FakeChatAPI(FakeResponsesAPI):
+    """``with FakeChatAPI(["npm install left-pad"]) as api: ... api.url`` (the provider's ``baseURL``).
+
+    The server's life (127.0.0.1, a port of its own, ``url``, ``with``) is ``FakeResponsesAPI``'s; the wire is
+    Chat Completions'."""
 
     def __init__(self, commands: list[str]) -> None:
         self.commands = list(commands)
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> "FakeChatAPI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(responder=lambda request: Reply.say(""))  # unused: _handler_class answers
 
     def tool_results(self) -> list[str]:
         """What each tool call returned to the model (the tool messages of the last request)."""
         with self._lock:
-            last = self.requests[-1] if self.requests else {}
+            last = self.requests[-1].body if self.requests else {}
         return [str(m.get("content")) for m in last.get("messages") or [] if m.get("role") == "tool"]
 
     def _reply(self, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -59,7 +46,7 @@ class FakeChatAPI:
         return [{"delta": {"role": "assistant", "tool_calls": [call]}, "finish_reason": None},
                 {"delta": {}, "finish_reason": "tool_calls"}]
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,7 +65,7 @@ class FakeChatAPI:
                 except ValueError:
                     body = {}
                 with api._lock:
-                    api.requests.append(body)
+                    api.requests.append(Request(body=body, path=self.path))
                 out = b""
                 for choice in api._reply(body):
                     chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": "m",
