@@ -13,41 +13,23 @@ without it every Codex test skips with one line.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .agent_cli import find_cli, isolated_env
 from .fake_responses import FakeResponsesAPI
 
 REPO = Path(__file__).resolve().parents[2]
 PINNED = "0.171.0"
 LOCAL_CLI = REPO / ".e2e" / "codex" / "node_modules" / ".bin" / "codex"
-_cache: dict[str, tuple[str | None, str]] = {}
 
 
 def find_codex() -> tuple[str | None, str]:
     """(path, why-not): the pinned Codex CLI, or None and a one-line reason."""
-    if "result" in _cache:
-        return _cache["result"]
-    candidate = os.environ.get("MEMDOWN_E2E_CODEX") or (str(LOCAL_CLI) if LOCAL_CLI.exists() else "")
-    result: tuple[str | None, str]
-    if not candidate:
-        result = (None, "Codex CLI not installed (set MEMDOWN_E2E_CODEX or run .ci/run to put it in .e2e/codex)")
-    else:
-        try:
-            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=60)
-            version = proc.stdout.strip()
-            result = (candidate, "") if proc.returncode == 0 and version else (
-                None, f"Codex CLI at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
-            if result[0] and PINNED not in version:
-                print(f"note: the Codex e2e tests pin Codex CLI {PINNED}, found {version}", file=sys.stderr)
-        except (OSError, subprocess.SubprocessError) as exc:
-            result = (None, f"Codex CLI at {candidate} does not run: {exc}")
-    _cache["result"] = result
-    return result
+    return find_cli("Codex CLI", "MEMDOWN_E2E_CODEX", LOCAL_CLI, PINNED, ".e2e/codex")
 
 
 @dataclass
@@ -93,26 +75,8 @@ class CodexWorld:
         return self
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            "PATH": os.pathsep.join([str(self.bin), "/usr/local/bin", "/usr/bin", "/bin"]),
-            "HOME": str(self.home),
-            "CODEX_HOME": str(self.codex_home),
-            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_CACHE_HOME": str(self.home / ".cache"),
-            "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", str(self.tmp)),
-            "MEMDOWN_HOME": str(self.home / ".local" / "share" / "memdown"),
-            "MEMDOWN_CONFIG": str(self.home / ".config" / "memdown" / "config.toml"),
-            "MEMDOWN_WATCH_ENABLED": "0",
-            "LANCEDB_LOG": "error",
-            "FAKE_OPENAI_KEY": "sk-e2e-fake",
-            "LANG": "C.UTF-8",
-        }
-        for name in ("TMPDIR",):
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        env.update(extra)
-        return env
+        return {**isolated_env(self.home, self.tmp, self.bin), "CODEX_HOME": str(self.codex_home),
+                "FAKE_OPENAI_KEY": "sk-e2e-fake", **extra}
 
     def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),

@@ -11,10 +11,11 @@ Written like ``fake_responses.py`` (the Codex fake).
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from .fake_responses import FakeResponsesAPI
 
 
 @dataclass
@@ -89,35 +90,18 @@ def _output_of(response: dict[str, Any]) -> str:
     return json.dumps(body)
 
 
-Responder = Callable[[Request], Reply]
 _USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
 
 
-class FakeGeminiAPI:
-    """``with FakeGeminiAPI(responder) as api: ... api.url`` (``GOOGLE_GEMINI_BASE_URL``)."""
+class FakeGeminiAPI(FakeResponsesAPI):
+    """``with FakeGeminiAPI(responder) as api: ... api.url`` (``GOOGLE_GEMINI_BASE_URL``).
 
-    def __init__(self, responder: Responder) -> None:
-        self.responder = responder
-        self.requests: list[Request] = []
-        self.errors: list[str] = []
-        self.paths: list[str] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    The server, its thread and ``requests`` are the Codex fake's; the wire is Gemini's."""
 
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
-
-    def __enter__(self) -> "FakeGeminiAPI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     @staticmethod
     def chunks(reply: Reply) -> list[dict[str, Any]]:

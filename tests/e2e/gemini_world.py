@@ -14,13 +14,13 @@ without it every Gemini test skips with one line.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .agent_cli import find_cli, isolated_env
 from .fake_gemini import FakeGeminiAPI
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,29 +33,11 @@ PERSONS_SETTINGS = {
     "privacy": {"usageStatisticsEnabled": False},
     "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
 }
-_cache: dict[str, tuple[str | None, str]] = {}
 
 
 def find_gemini() -> tuple[str | None, str]:
     """(path, why-not): the pinned Gemini CLI, or None and a one-line reason."""
-    if "result" in _cache:
-        return _cache["result"]
-    candidate = os.environ.get("MEMDOWN_E2E_GEMINI") or (str(LOCAL_CLI) if LOCAL_CLI.exists() else "")
-    result: tuple[str | None, str]
-    if not candidate:
-        result = (None, "Gemini CLI not installed (set MEMDOWN_E2E_GEMINI or run .ci/run to put it in .e2e/gemini-cli)")
-    else:
-        try:
-            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=120)
-            version = proc.stdout.strip()
-            result = (candidate, "") if proc.returncode == 0 and version else (
-                None, f"Gemini CLI at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
-            if result[0] and PINNED not in version:
-                print(f"note: the Gemini e2e tests pin Gemini CLI {PINNED}, found {version}", file=sys.stderr)
-        except (OSError, subprocess.SubprocessError) as exc:
-            result = (None, f"Gemini CLI at {candidate} does not run: {exc}")
-    _cache["result"] = result
-    return result
+    return find_cli("Gemini CLI", "MEMDOWN_E2E_GEMINI", LOCAL_CLI, PINNED, ".e2e/gemini-cli")
 
 
 @dataclass
@@ -112,28 +94,11 @@ class GeminiWorld:
         return self
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            "PATH": os.pathsep.join([str(self.bin), "/usr/local/bin", "/usr/bin", "/bin"]),
-            "HOME": str(self.home),
-            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_CACHE_HOME": str(self.home / ".cache"),
-            "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", str(self.tmp)),
-            "MEMDOWN_HOME": str(self.home / ".local" / "share" / "memdown"),
-            "MEMDOWN_CONFIG": str(self.home / ".config" / "memdown" / "config.toml"),
-            "MEMDOWN_WATCH_ENABLED": "0",
-            "LANCEDB_LOG": "error",
-            "GOOGLE_GEMINI_BASE_URL": self.api.url,
-            "GEMINI_API_KEY": "fake-gemini-key",
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-            "NO_COLOR": "1",
-            "LANG": "C.UTF-8",
-        }
-        for name in ("TMPDIR",):
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        env.update(extra)
-        return env
+        return {**isolated_env(self.home, self.tmp, self.bin),
+                "GOOGLE_GEMINI_BASE_URL": self.api.url,
+                "GEMINI_API_KEY": "fake-gemini-key",
+                "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                "NO_COLOR": "1", **extra}
 
     def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
