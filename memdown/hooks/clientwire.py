@@ -164,15 +164,19 @@ def to_client(client: str, event: str, answer: dict[str, Any], payload: dict[str
         from .gemini import answer as in_gemini_terms
 
         return in_gemini_terms(answer)
+    if not answer:  # capture hooks answer {}: they never load the answer module
+        return {}
+    from .output import CONTEXT_FIELD, relayed_context
+
     specific = answer.get("hookSpecificOutput") or {}
-    context = specific.get("additionalContext")
+    context = relayed_context(answer)
     decision = specific.get("permissionDecision")
     reason = specific.get("permissionDecisionReason") or ""
     if client == "opencode":  # the plugin throws the reason (its only way to stop a call): an ask stops it too
         return {"decision": "deny", "reason": reason} if event == "PreToolUse" and decision else {}
     if client == "copilot":
         if event == "SessionStart" and context:
-            return {"additionalContext": context}
+            return {CONTEXT_FIELD: context}
         if event == "PreToolUse" and decision:
             return {"permissionDecision": decision, "permissionDecisionReason": reason}
         return {}

@@ -70,9 +70,11 @@ def answer(out: dict[str, Any]) -> dict[str, Any]:
         gemini["systemMessage"] = out["systemMessage"]
     specific = out.get("hookSpecificOutput") or {}
     event = str(specific.get("hookEventName") or "")
-    if specific.get("additionalContext"):
-        gemini["hookSpecificOutput"] = {"hookEventName": NAMES.get(event, event),
-                                        "additionalContext": specific["additionalContext"]}
+    from .output import CONTEXT_FIELD, relayed_context  # only when there is an answer: capture hooks never load it
+
+    context = relayed_context(out)
+    if context:
+        gemini["hookSpecificOutput"] = {"hookEventName": NAMES.get(event, event), CONTEXT_FIELD: context}
     if specific.get("permissionDecision") in ("deny", "ask"):  # allow is Gemini's default: said by saying nothing
         # An ask becomes a deny: 0.61.0 turns a hook's ask into a confirmation even under --yolo, and a headless
         # `gemini -p` then waits for it forever (tests/e2e/test_gemini.py). The reason says how to ask the person.

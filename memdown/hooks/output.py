@@ -3,6 +3,8 @@
 ``additionalContext`` is named here and nowhere else, and it is built only from
 :class:`memdown.fence.Gated` text: a raw string is refused (``TypeError``; the
 runner then answers ``{}``), so nothing reaches the model without the gate.
+The other clients' adapters (``clientwire``, ``gemini``) relay that same text, taken
+from a built answer with :func:`relayed_context`, under the field their client reads.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLAUDE_CODE_CAP = 10_000  # Claude Code's own limit for one hook's additionalContext
+CONTEXT_FIELD = "additionalContext"  # the name Claude Code, Codex, Gemini CLI and Copilot CLI read it under
 
 
 class HookOutput:
@@ -46,13 +49,19 @@ class HookOutput:
             out["systemMessage"] = self.system_message
         specific: dict[str, Any] = {}
         if self.context:
-            specific["additionalContext"] = _within_cap(self.context)
+            specific[CONTEXT_FIELD] = _within_cap(self.context)
         if self.permission:
             specific["permissionDecision"] = self.permission
             specific["permissionDecisionReason"] = self.permission_reason
         if specific:
             out["hookSpecificOutput"] = {"hookEventName": self.event, **specific}
         return out
+
+
+def relayed_context(answer: dict[str, Any]) -> str:
+    """The model-facing context of an answer :meth:`HookOutput.to_json` built (fenced text), or ``""``:
+    what a client adapter may pass on, and nothing else."""
+    return str((answer.get("hookSpecificOutput") or {}).get(CONTEXT_FIELD) or "")
 
 
 def _within_cap(context: str) -> str:

@@ -260,7 +260,8 @@ def test_context_over_the_cap_is_cut_between_fences_never_inside_one() -> None:
 
 
 def test_additional_context_is_built_in_one_place() -> None:
-    """Only hooks/output.py names additionalContext; everything it gets is a fence.Gated."""
+    """Only hooks/output.py names additionalContext; everything it gets is a fence.Gated. The other clients'
+    adapters relay a built answer's context through output.relayed_context, never a text of their own."""
     offenders = []
     for path in (REPO_ROOT / "memdown").rglob("*.py"):
         if path.name == "output.py" and path.parent.name == "hooks":
