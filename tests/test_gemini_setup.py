@@ -45,15 +45,29 @@ def test_install_adds_memdowns_hooks_and_keeps_every_other_setting(gemini_home: 
     assert set(data["hooks"]) == set(gemini_setup.EVENTS)
     ours = [g for g in data["hooks"]["BeforeTool"] if g.get("matcher", "").startswith("^(")]
     assert ours and ours[0]["hooks"][0]["timeout"] == 10_000  # Gemini CLI counts milliseconds
-    assert len(report.changes) == 1 and not report.kept
+    skill = gemini_home / "skills" / "memory-recall" / "SKILL.md"
+    assert skill.read_text() == gemini_setup.SKILL and "`memdown uninstall gemini`" in gemini_setup.SKILL
+    assert "--agent gemini" in gemini_setup.SKILL
+    assert len(report.changes) == 2 and not report.kept
 
     before = (gemini_home / "settings.json").read_bytes()
     again = gemini_setup.install()
     assert again.changes == [] and (gemini_home / "settings.json").read_bytes() == before  # idempotent
 
     removed = gemini_setup.uninstall()
-    assert len(removed.changes) == 1
+    assert len(removed.changes) == 2
     assert json.loads((gemini_home / "settings.json").read_text()) == THEIRS  # exactly what was there before
+    assert not skill.exists()
+
+
+def test_a_skill_the_person_edited_or_wrote_is_left_alone(gemini_home: Path) -> None:
+    gemini_setup.install()
+    skill = gemini_home / "skills" / "memory-recall" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    assert "edited" in gemini_setup.uninstall().kept[0] and skill.exists()
+    skill.write_text("---\nname: memory-recall\ndescription: mine\n---\n")
+    assert "not memdown's" in gemini_setup.install().kept[0]
+    assert skill.read_text().endswith("description: mine\n---\n")
 
 
 def test_uninstall_removes_the_file_install_created(gemini_home: Path) -> None:
@@ -80,6 +94,7 @@ def test_project_level_writes_the_repository_settings_with_memdown_from_path(
     assert report.hooks_file == isolate_paths.resolve() / ".gemini" / "settings.json"
     data = json.loads(report.hooks_file.read_text())
     assert _handlers(data, "SessionStart") == ["memdown hook SessionStart gemini"]
+    assert (isolate_paths / ".gemini" / "skills" / "memory-recall" / "SKILL.md").exists()
     assert not gemini_home.exists()
 
 

@@ -129,6 +129,8 @@ def test_a_second_session_gets_the_digest_and_recalls_it(make_gemini_world) -> N
     ran(world, run)
     opening = unescaped(script.requests[0].all_text())
     assert "retry budget" in opening.lower() and FENCE_OPEN.search(opening), opening[-3000:]  # the digest
+    sent = json.dumps(script.requests[0].body)
+    assert "answer from it with sources" in sent, sent[:3000]  # the recall skill (its description) is offered
     [searched] = script.outputs
     assert "3 attempts" in searched and FENCE_OPEN.search(searched), searched
     assert "RECALLED" in run.out

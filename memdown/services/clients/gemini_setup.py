@@ -6,8 +6,10 @@ repository's ``.gemini/``, in the shape Codex's hooks.json has (``codex_setup`` 
 timeouts in milliseconds. Installed, each as ``memdown hook EVENT gemini`` (the runner answers in
 Gemini's terms): SessionStart (the digest), BeforeAgent (recall pointers), BeforeTool on
 ``run_shell_command``, ``write_file`` and ``replace`` (guards: deny), AfterAgent and SessionEnd
-(capture from the chat file the payload's ``transcript_path`` names). Recall: the model runs
-``memdown search`` through its shell tool as the pointers say, or memdown's MCP server (docs/clients/gemini.md).
+(capture from the chat file the payload's ``transcript_path`` names). Recall: the ``memory-recall`` skill
+(Codex's text, naming Gemini CLI) in ``skills/`` beside the settings file, where Gemini CLI discovers skills
+(``~/.gemini/skills``; a repository's ``.gemini/skills`` in a trusted folder); its steps run
+``memdown search`` → ``expand`` through the shell tool. Or memdown's MCP server (docs/clients/gemini.md).
 
 Only memdown's own handlers are touched (``codex_setup.is_ours``): every other hook, group and setting
 is kept. Installing twice changes nothing; uninstalling removes what install wrote (and the file, when
@@ -20,9 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import fsutil, paths
-from .codex_setup import SetupReport, hook_command, edit_settings, install_hooks, remove_hooks
+from .codex_setup import (SKILL_NAME, SetupReport, edit_settings, hook_command, install_hooks, recall_skill,
+                          remove_hooks, remove_skill, write_skill)
 
 SETTINGS_FILE = "settings.json"
+SKILL, SKILL_MARK = recall_skill("Gemini CLI", "gemini")
 CLIENT = " gemini"  # `memdown hook EVENT gemini`: hooks/runner.py answers in Gemini CLI's terms
 # event -> (matcher or None, timeout in milliseconds)
 EVENTS: dict[str, tuple[str | None, int]] = {
@@ -44,24 +48,31 @@ def settings_file(project: bool, start: Path | None = None) -> Path:
     return folder / SETTINGS_FILE
 
 
+def skill_file(project: bool, start: Path | None = None) -> Path:
+    """Where Gemini CLI finds skills: ``skills/`` beside the settings file (a repository's: trusted folders only)."""
+    return settings_file(project, start).parent / "skills" / SKILL_NAME / "SKILL.md"
+
+
 def install(project: bool = False, start: Path | None = None) -> SetupReport:
-    """memdown's hooks in Gemini CLI's user (or project) settings; idempotent."""
+    """memdown's hooks and recall skill in Gemini CLI's user (or project) settings; idempotent."""
     target = settings_file(project, start)
-    report = SetupReport(target)
+    report = SetupReport(target, skill_file(project, start))
     changed, _ = edit_settings(target, lambda data: install_hooks(data, EVENTS, lambda event: hook_command(project, event, CLIENT)))
     if changed:
         report.changes.append(f"hooks for {', '.join(changed)} in {target}")
+    write_skill(report, SKILL, SKILL_MARK)
     return report
 
 
 def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
-    """Remove exactly what ``install`` wrote: memdown's handlers (every other setting stays)."""
+    """Remove exactly what ``install`` wrote: memdown's handlers (every other setting stays), its unedited skill."""
     target = settings_file(project, start)
-    report = SetupReport(target)
+    report = SetupReport(target, skill_file(project, start))
     removed, data = edit_settings(target, lambda data: remove_hooks(data, EVENTS))
     if removed and data == {"hooks": {}}:  # the file install created, nothing of anyone else's in it
         fsutil.unlink(target)
         report.changes.append(f"removed {target} (memdown's hooks were all it held)")
     elif removed:
         report.changes.append(f"removed hooks for {', '.join(removed)} from {target}")
+    remove_skill(report, SKILL)
     return report
