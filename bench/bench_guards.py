@@ -116,7 +116,10 @@ def invoked(command: str) -> list[list[str]] | None:
                     words = words[1:]
             if not words:
                 return
-            found.append([os.path.basename(words[0]), *words[1:]])
+            name = os.path.basename(words[0])
+            if name.lower().endswith((".exe", ".cmd", ".bat", ".com")):  # Windows runs ./venv/Scripts/pip.exe as pip
+                name = name[:-4].lower()
+            found.append([name, *words[1:]])
             if os.path.basename(words[0]).startswith("python") and len(words) > 2 and words[1] == "-m":
                 found.append(words[2:])
             if words[0] in ("npx", "bunx", "uvx"):

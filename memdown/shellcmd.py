@@ -37,6 +37,7 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "nohup": frozenset(), "command": frozenset(), "builtin": frozenset(), "caffeinate": frozenset({"-t", "-w"}),
     "chronic": frozenset(), "unbuffer": frozenset(), "setsid": frozenset(), "watch": frozenset({"-n", "--interval"}),
     "runuser": frozenset({"-u", "-g", "--user", "--group"}), "flock": frozenset({"-w", "-E", "--timeout"}),
+    "wsl": frozenset({"-d", "-u", "--distribution", "--user", "--cd", "--shell-type"}),  # Windows: wsl -e git …
 }
 POSITIONAL_WRAPPERS = {"timeout": 1, "flock": 1, "taskset": 1}  # words before the command (a duration, a lock file)
 RUNNERS_ONE = frozenset({"npx", "bunx", "uvx", "pnpx", "pipx"})
@@ -46,6 +47,9 @@ RUNNERS_TWO = {"pnpm": ("dlx", "exec"), "yarn": ("dlx", "exec"), "npm": ("exec",
 RUNNER_OPTS_WITH_ARG = frozenset({"--with", "-w", "--package", "-p", "--python", "--directory", "--project",
                                   "--extra", "--group", "--from", "--env-file", "-c", "--spec"})
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+# Windows clients (Copilot CLI's powershell tool, Cursor's Shell in the real logs) wrap commands in these.
+WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat", ".com")
+POWERSHELLS = frozenset({"powershell", "pwsh"})
 # Long options by their short name, per program ("" = any program); subcommands as "git push".
 LONG_TO_SHORT: dict[str, dict[str, str]] = {
     "": {"--force": "-f", "--recursive": "-r"},
@@ -72,7 +76,12 @@ def is_assignment(word: str) -> bool:
 
 
 def program(word: str) -> str:
-    return word.rsplit("/", 1)[-1]
+    """The program a command word names: ``/usr/bin/git`` and ``C:\\Program Files\\Git\\cmd\\git.exe`` are ``git``
+    (a Windows name loses its suffix and its case: Windows runs ``Git.EXE`` as ``git``)."""
+    name = word.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.lower().endswith(WINDOWS_SUFFIXES):
+        return name[:-4].lower()
+    return name
 
 
 def _skip_options(words: list[str], i: int, with_value: frozenset[str]) -> int:
@@ -142,8 +151,10 @@ def views(words: list[str]) -> Iterator[tuple[tuple[str, ...], list[str]]]:
 def _scripts_run_by(words: list[str]) -> Iterator[str | list[str]]:
     """Scripts (text) or commands (words) that this command runs: ``bash -c``, ``eval``, ``find -exec``."""
     name = program(words[0])
-    if name == "eval":
+    if name == "eval" or name.lower() in ("iex", "invoke-expression"):
         yield " ".join(words[1:])
+    elif name.lower() in ("cmd", *POWERSHELLS):
+        yield from _windows_shell_script(name.lower(), words)
     elif name in SHELLS:
         for k, word in enumerate(words[1:-1], 1):
             if word.startswith("-") and not word.startswith("--") and "c" in word:
@@ -159,6 +170,28 @@ def _scripts_run_by(words: list[str]) -> Iterator[str | list[str]]:
         for k, word in enumerate(words[1:-1], 1):
             if word in ("-S", "--split-string"):
                 yield words[k + 1]
+
+
+def _windows_shell_script(name: str, words: list[str]) -> Iterator[str]:
+    """What ``cmd /c …`` or ``powershell -Command …`` / ``-EncodedCommand <base64>`` runs (PowerShell takes any
+    prefix of a parameter's name, and ``-c``/``-e``/``-ec``)."""
+    for k, word in enumerate(words[1:], 1):
+        flag = word.lower().lstrip("-/") if word[:1] in "-/" else ""
+        if name == "cmd" and flag in ("c", "k", "r"):
+            yield " ".join(words[k + 1:])
+            return
+        if name != "cmd" and flag and "command".startswith(flag):
+            yield " ".join(words[k + 1:])
+            return
+        if name != "cmd" and flag and (flag == "ec" or "encodedcommand".startswith(flag)) and k + 1 < len(words):
+            import base64
+            import binascii
+
+            try:
+                yield base64.b64decode(words[k + 1], validate=True).decode("utf-16-le")
+            except (binascii.Error, ValueError):
+                pass
+            return
 
 
 def command_views(text: str, depth: int = 0) -> list[tuple[tuple[str, ...], list[str]]]:

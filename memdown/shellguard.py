@@ -71,7 +71,7 @@ def _argv_matches(pattern: list[str], words: list[str]) -> bool:
     """The command runs the pattern's program, its plain words in order, and every option it names
     (by meaning: ``rm -fr`` and ``rm --recursive --force`` are ``rm -rf``)."""
     from . import shellcmd  # here: a session without guards never loads the parser
-    if not words or shellcmd.program(words[0]) != pattern[0]:
+    if not words or shellcmd.program(words[0]).casefold() != pattern[0].casefold():  # macOS, Windows: NPM is npm
         return False
     plain = [w for w in pattern[1:] if not w.startswith("-")]
     at = 1
@@ -122,7 +122,7 @@ def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], lis
                 return join(instead + seen[prefix:]) if instead and prefix else ""
         for rule in guard.get("require") or ():
             via = rule.get("via") or ""
-            if seen and shellcmd.program(seen[0]) == rule.get("program") and via not in chain:
+            if seen and shellcmd.program(seen[0]).casefold() == str(rule.get("program")).casefold() and via not in chain:
                 return join([*via.split(), *seen])
     return None
 

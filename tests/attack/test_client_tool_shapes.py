@@ -105,3 +105,35 @@ def test_installed_hooks_send_the_patch_tools_to_memdown(isolate_paths: Path) ->
     plugin = agent_hooks.plugin_text(False)
     for tool in ("multiedit", "patch", "apply_patch"):
         assert f'"{tool}"' in plugin
+
+
+# Windows clients: the real logs show Copilot CLI's `powershell` tool (250 calls) and Cursor's Shell running
+# `cmd /c "cd /d … && git …"` and `powershell -NoProfile -Command "…"`; macOS and Windows find `Git` as git.
+WRAPPED = [
+    'cmd /c "cd /d C:\\work\\app && git push --force"',
+    'cmd.exe /C git push --force',
+    'powershell -NoProfile -Command "git push --force"',
+    'pwsh -c \'git push --force\'',
+    'powershell.exe -NoProfile -EncodedCommand ZwBpAHQAIABwAHUAcwBoACAALQAtAGYAbwByAGMAZQA=',
+    '"C:\\Program Files\\Git\\cmd\\git.exe" push --force',
+    'bash.exe -lc "git push --force"',
+    'wsl -e git push --force',
+    'iex "git push --force"',
+    'Git push --force',
+]
+
+
+@pytest.mark.parametrize("command", WRAPPED)
+def test_a_command_wrapped_by_a_windows_shell_meets_the_guard(guarded: Path, command: str) -> None:
+    out = hook("copilot", {"sessionId": "s", "cwd": str(guarded), "toolName": "powershell", "toolArgs": {"command": command}})
+    assert stopped("copilot", out), (command, out)
+    cursor = hook("cursor", {"conversation_id": "c", "workspace_roots": [str(guarded)], "command": command,
+                             "cwd": str(guarded)})
+    assert stopped("cursor", cursor), (command, cursor)
+
+
+@pytest.mark.parametrize("command", ['cmd /c "git push origin main"', 'powershell -NoProfile -Command "git status"',
+                                     'powershell -ExecutionPolicy Bypass -File push.ps1', 'cmd /c dir'])
+def test_the_same_wrappers_around_an_allowed_command_run(guarded: Path, command: str) -> None:
+    assert hook("copilot", {"sessionId": "s", "cwd": str(guarded), "toolName": "powershell",
+                            "toolArgs": {"command": command}}) == {}
