@@ -134,3 +134,24 @@ def test_uninstall_after_the_person_edited_memdowns_entry_removes_it_and_keeps_t
     codex_setup.uninstall()
     left = json.loads(path.read_text())
     assert left == {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
+
+
+@pytest.mark.parametrize("client", ["opencode", "codex", "gemini"])
+def test_a_reinstall_keeps_the_persons_edit_of_memdowns_own_file(homes: Path, client: str) -> None:
+    """memdown's OpenCode plugin and its recall skill carry memdown's mark; a person who edits one and runs
+    install again (after an upgrade) kept nothing: the file was rewritten without a word."""
+    first = run("install", client)
+    assert first.returncode == 0, first.stderr
+    own = {"opencode": homes / ".config" / "opencode" / "plugins" / "memdown.js",
+           "codex": homes / ".codex" / "skills" / "memory-recall" / "SKILL.md",
+           "gemini": homes / ".gemini" / "skills" / "memory-recall" / "SKILL.md"}[client]
+    original = own.read_text()
+    edited = original + "\n<!-- mine: answer in Portuguese -->\n"
+    own.write_text(edited)
+    again = run("install", client)
+    assert again.returncode == 0, again.stderr
+    assert own.read_text() == original  # memdown's file is back
+    [backup] = [p for p in own.parent.iterdir() if p.name.startswith(own.name + ".") and p.name.endswith(".bak")]
+    assert backup.read_text() == edited and str(backup) in again.stdout  # the edit is kept and named
+    assert not backup.name.endswith((".js", ".ts", ".md"))  # a name the client does not load
+    assert run("install", client).stdout.count(".bak") == 0  # nothing to keep the second time

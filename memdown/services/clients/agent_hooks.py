@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ... import fsutil, paths
 from ...errors import InputFileError
-from .codex_setup import edit_settings
+from .codex_setup import edit_settings, write_own_file
 
 
 @dataclass(frozen=True)
@@ -214,16 +214,7 @@ def plugin_text(project: bool) -> str:
 def install_plugin(project: bool = False, start: Path | None = None) -> HookFileReport:
     """memdown's OpenCode plugin file; a file of that name memdown did not write is left alone."""
     report = HookFileReport(plugin_file(project, start))
-    wanted = plugin_text(project)
-    current = fsutil.read_text(report.hooks_file) if report.hooks_file.exists() else None
-    if current == wanted:
-        return report
-    if current is not None and PLUGIN_MARK not in current:
-        report.kept.append(f"{report.hooks_file} (not memdown's: left as it is)")
-        return report
-    fsutil.make_dirs(report.hooks_file.parent)
-    fsutil.atomic_write_text(report.hooks_file, wanted)
-    report.changes.append(f"the memdown plugin in {report.hooks_file}")
+    write_own_file(report, report.hooks_file, plugin_text(project), PLUGIN_MARK, "the memdown plugin")  # type: ignore[arg-type]
     return report
 
 

@@ -212,14 +212,29 @@ def install(project: bool = False, start: Path | None = None) -> SetupReport:
 def write_skill(report: SetupReport, text: str, mark: str) -> None:
     """Put the recall skill at ``report.skill_file`` unless a file there is not memdown's."""
     assert report.skill_file is not None
-    current = fsutil.read_text(report.skill_file) if report.skill_file.exists() else None
-    if current != text:
-        if current is not None and mark not in current:
-            report.kept.append(f"{report.skill_file} (not memdown's: left as it is)")
-        else:
-            fsutil.make_dirs(report.skill_file.parent)
-            fsutil.atomic_write_text(report.skill_file, text)
-            report.changes.append(f"the {SKILL_NAME} skill in {report.skill_file}")
+    write_own_file(report, report.skill_file, text, mark, f"the {SKILL_NAME} skill")
+
+
+def write_own_file(report: SetupReport, path: Path, text: str, mark: str, what: str) -> None:
+    """Put memdown's own file (a skill, a plugin) at ``path``; a file there without ``mark`` is not memdown's
+    and is left alone. One with the mark but not this text (a person's edit, or an older memdown's file:
+    nothing tells them apart) is first copied to ``<name>.<time>.bak`` beside it, a name the client does
+    not load: a reinstall never loses a person's edit."""
+    current = fsutil.read_text(path) if path.exists() else None
+    if current == text:
+        return
+    if current is not None and mark not in current:
+        report.kept.append(f"{path} (not memdown's: left as it is)")
+        return
+    fsutil.make_dirs(path.parent)
+    if current is not None:
+        import time
+
+        backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+        fsutil.atomic_write_text(backup, current)
+        report.kept.append(f"{backup} (the file that was there, with any edit of yours)")
+    fsutil.atomic_write_text(path, text)
+    report.changes.append(f"{what} in {path}")
 
 
 def uninstall(project: bool = False, start: Path | None = None) -> SetupReport:
