@@ -28,7 +28,18 @@ SHAPES = [
     "mongosh --username admin -p '{pw}'", "some-tool --db-password '{pw}' run", "rabbitmqctl add_user admin '{pw}'",
     "net user admin '{pw}' /add", "vault login '{pw}'", "cat <<< '{pw}'", "DB_PASS='{pw}' ./migrate.sh",
     "docker run -e 'POSTGRES_PASSWORD={pw}' postgres", "mytool --secret='{pw}'", "wget --password='{pw}' https://x/f",
+    # session 7: a Windows-style flag, a comma pair, a usage position, a key before its value, sudo before chpasswd
+    "xfreerdp /v:10.0.0.2 /u:admin /p:'{pw}'", "lftp -u 'uploader,{pw}' sftp://files.example.org",
+    "rdesktop -u admin -p '{pw}' 10.0.0.5", "wpa_passphrase HomeNet '{pw}'", "echo 'deploy:{pw}' | sudo chpasswd",
+    "git config smtp.password '{pw}'", "npm config set //npm.example.com/:_authToken '{pw}'",
+    "pdftk in.pdf output out.pdf user_pw '{pw}'",
 ]
+
+
+def test_a_generated_value_with_an_equals_sign_is_no_name_value_pair() -> None:
+    # xjqIT8K6QEXM=@YiF7 was kept as NAME=value with a safe value; a name must read as a name
+    assert redact_command("tool --opt 'xjqIT8K6QEXM=@YiF7'") == "tool --opt '[REDACTED:arg]'"
+    assert redact_command("make CFLAGS=-O2 BUILD_DIR=out") == "make CFLAGS=-O2 BUILD_DIR=out"
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -47,7 +58,8 @@ KEPT = ["git commit -m 'Fix the login bug for user42 (#17)'", "git push origin +
         "docker run -p 8080:80 -v $PWD:/app node:20", "kubectl get pods -n kube-system -o wide",
         "curl -sSfL https://example.com/install.sh | sh", "export PATH=$HOME/.local/bin:$PATH",
         "git diff HEAD~1 -- i18n/en.json", "sha256sum dist/app-1.2.3.tar.gz", "mysql -u root -p\"$DB_PASS\" app",
-        "echo $TOKEN | docker login --password-stdin", "cat 550e8400-e29b-41d4-a716-446655440000.json"]
+        "echo $TOKEN | docker login --password-stdin", "cat 550e8400-e29b-41d4-a716-446655440000.json",
+        "grep -rn password src/", "rg token *.py", "grep -n secret_key settings.py", "git config --get user.name"]
 
 
 @pytest.mark.parametrize("command", KEPT)
@@ -67,3 +79,36 @@ def test_every_writer_of_a_command_masks_it_and_a_failure_echo_too() -> None:
     assert pw not in _input_summary("Bash", {"command": command}) and pw not in _command_text(command)
     kind, text = classify_user({"type": "user", "message": {"role": "user", "content": f"<bash-input>{command}</bash-input>"}})
     assert text.startswith("!sqlcmd") and pw not in text
+
+
+# A command typed or quoted outside a Bash tool input: the same rule, wherever the line sits (#27.1).
+PLACES = ["{cmd}", "please run this:\n{cmd}\nthanks", "Here is what I ran:\n```\n{cmd}\n```", "$ {cmd}",
+          "<bash-input>{cmd}</bash-input>", "The user gave {cmd} earlier, so I should use it.",
+          "     3\t{cmd}", "- run `{cmd}` first", "Check whether this works: {cmd}"]
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_a_command_inside_text_loses_its_password_too(place: str) -> None:
+    from memdown.redact import redact
+
+    for shape in SHAPES:
+        if "<<<" in shape or place.startswith("The user") and ("|" in shape or " -" not in shape):
+            continue  # a here-string, or mid-sentence a pipeline or a command without a flag: no start to read it from
+        rng = random.Random(f"{place}{shape}")
+        pw = _secret(rng).replace("`", "x")
+        text = place.format(cmd=shape.format(pw=pw))
+        shown = redact(text)
+        assert pw not in shown, (text, shown)
+        assert redact(shown) == shown  # idempotent
+
+
+@pytest.mark.parametrize("text", [
+    "Use `git log --oneline -n 5` to see the history, then `git show HEAD~1`.",
+    "I ran pytest -x tests/test_app.py and 3 tests failed: test_login, test_logout.",
+    "The password is required; run the tool with --password-file ~/.pw instead.",
+    "- grep -rn 'password|secret' src/ | head", "ls -la /tmp | sort -k5 > sizes.txt",
+])
+def test_ordinary_text_with_commands_stays(text: str) -> None:
+    from memdown.redact import redact
+
+    assert redact(text) == text

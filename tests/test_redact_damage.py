@@ -40,9 +40,54 @@ KEPT = [
     '    rsync -a "$HOME/.claude/skills/" "$SYNC_DIR/.claude/skills/"',
     "\t\t\t\t\trefresh_token: session.session!.refresh_token",
     "    throw new \x1b[0m\x1b[39;1mNoSuchElementException\x1b[0m\x1b[35;1m(\x1b[0m",
+    # session 7, shapes from the tune half (made up in the same shape)
+    "export type ResetTempPasswordDto = z.infer<typeof resetSchema>;",
+    '  RESET_PASSWORD = "RESET_PASSWORD",',
+    '\tnext_token="$1"',
+    "      'api-key': settings.apiKey!,",
+    "Pass `with_labels=True` to get the full record",
+    "journalctl -u 'worker@staging-box:2' -f",
+    "  Set password = HMAC-SHA256(email:salt)",
+    "DATABASE_URL=sqlite:///./data/orders.db",
+    "pkg/mod/github.com/acme/widget@v0.0.0-20230512101520-3fa1b2c4d5e6/LICENSE: Permission denied",
+    "\\x00_ZNKSt3__112basic_stringIcNS_11char_traitsIcEENS_9allocatorIcEEE7compareEPKc",
+    '  "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz";',
+    "C:\\Users\\Owner（无密码）\\.claude\\projects\\C--Users-Owner\\memory\\*.md",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHq2mB7xYpLk3vTzR9sWc4Ne8uJdFa0GhQ1oXyZbVrKt dev@laptop",
+    "export interface QcQmChatProviderV12OptionsTools {",
+    "grep -rIiE 'password|secret|token' src/ | head",
+    "echo \"gh not installed\" && gh auth status",
+    "        if permission_key in user_permissions:",
+    "from server.routers.auth import get_current_user",
+    "https://www.figma.com/design/7pk9DL8OzTqHSr3v1IF9mq/Visual-Design?node-id=695-412914",
+    "claude mcp add airtable --env AIRTABLE_API_KEY=YOUR_KEY -- npx -y airtable-mcp-server",
 ]
+
+
+STILL_SECRET = [  # the shapes above must not open a hole for the real thing
+    ("Server=db;Password=Secret12(;", "Secret12("),
+    ("password=Tr0ub4dor&3;", "Tr0ub4dor&3"),
+    ("DATABASE_URL=postgres://app:Zq8vR2kLm9x@db/app", "Zq8vR2kLm9x"),
+    ("ok I put QM51BYtatFMb8h4ZEAAMtDjvInfwz2DN in there", "QM51BYtatFMb8h4ZEAAMtDjvInfwz2DN"),
+    ("git config smtp.password 'Zq8!vR2#kLm9'", "Zq8!vR2#kLm9"),
+    ("open https://files.example.com/share/Kq8vR2mL9xTz now", "Kq8vR2mL9xTz"),
+]
+
+
+@pytest.mark.parametrize("line, secret", STILL_SECRET)
+def test_a_secret_in_a_nearby_shape_still_goes(line, secret):
+    assert secret not in redact(line)
 
 
 @pytest.mark.parametrize("line", KEPT)
 def test_ordinary_line_is_not_changed(line):
     assert redact(line) == line
+
+
+def test_a_password_on_a_command_line_in_prose_or_code_blocks_goes_but_code_stays():
+    # the command rule reads a command wherever it sits (#27.1), not code or prose that names a key
+    assert "Zq8vR2kLm9" not in redact("then run `mongodump -u backup -p Zq8vR2kLm9 --db app` again")
+    for line in ["# never commit key/secret material even if it slips in", "keys = [l.column_key for l in lines]",
+                 "client = AsyncOpenAI(api_key=settings.OPENAI_API_KEY) if settings.OPENAI_API_KEY else None",
+                 "grep -ohE 'REG_TOKEN=[A-Z0-9]{20,}' logs/*.txt | sort -u"]:
+        assert redact(line) == line

@@ -31,6 +31,7 @@ from ..optout import SKIP_MARKER, should_skip
 from . import maintained
 from .context import CONTEXT_RULES, MARKER_PREFIX, value_start
 from .entropy import ENTROPY_RULES
+from .command_text import find_command_lines
 from .formats import FORMAT_RULES, find_numbered
 from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
@@ -106,7 +107,7 @@ def find_secrets(text: str) -> list[Span]:
     if not text:
         return []
     found = _scan(text, _RULES)
-    extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans)
+    extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans) + find_command_lines(text)
     extra += find_decoded(text, _find_raw) + find_numbered(text, _find_raw)
     own = len(extra)
     if _use_maintained:
@@ -114,7 +115,9 @@ def find_secrets(text: str) -> list[Span]:
     found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
               for i, (kind, start, end) in enumerate(extra)]
     # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
-    found = [f for f in found if f[1] < _CERTAIN or not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 2])]
+    # A command's value ("arg") was judged by its shape and place already (redact.commands).
+    found = [f for f in found if f[1] < _CERTAIN or f[3] == "arg" or
+             not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24])]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]
@@ -135,9 +138,19 @@ def redact(text: str) -> str:
     spans = find_secrets(text)
     if not spans:
         return text
+    once = _replaced(text, spans)
+    # A secret holding a quote can hide a command's later words from the shell parser; with the
+    # secret gone they read as words: a second look at the commands keeps redact() idempotent.
+    again = [s for s in find_command_lines(once) if not once.startswith(MARKER_PREFIX, s[1])]
+    return _replaced(once, again) if again else once
+
+
+def _replaced(text: str, spans: list[Span]) -> str:
     out: list[str] = []
     pos = 0
     for kind, start, end in spans:
+        if start < pos:
+            continue
         out.append(text[pos:start])
         out.append(marker(kind))
         pos = end

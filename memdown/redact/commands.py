@@ -35,9 +35,14 @@ _INNER_DIGITS = re.compile(r"([a-z]+)(\d+)([a-z]+)\d*")
 _HEX = re.compile(r"[0-9a-f]+")
 _NAME_SEPARATORS = re.compile(r"[/._\\-]+")
 _HEX_LITERAL = re.compile(r"0x[0-9a-fA-F]{1,16}")
+_HEX_LITERAL_WORD = re.compile(r"\b0x[0-9a-fA-F]{1,16}\b")  # gpg --recv-keys 0xABCDEF12
 _GROUPS = re.compile(r"[A-Za-z]+|\d+")
 _CAMEL_PARTS = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_PLACEHOLDER = re.compile(r"(?:YOUR|MY|CHANGE|REPLACE|XXX|<)[A-Z_<>-]*|x{3,}|\*{3,}|\.{3}")  # YOUR_KEY, <token>
+_REGEX = re.compile(r"\[\^?[A-Za-z0-9]-[A-Za-z0-9]|\{\d+,\d*\}|\\[dwsS]")  # REG_TOKEN=[A-Z0-9]{20,}: a pattern
+_REFERENCE = re.compile(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")  # api_key=settings.OPENAI_API_KEY: code names it
+_MARKER = re.compile(r"\[REDACTED:\w+\]")  # already redacted: redaction stays idempotent
 _PIECE = re.compile(r"[!-~]+")  # a piece: printable ASCII between spaces and other scripts' text
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
 _VARIABLE = re.compile(r"\$(?:\w+|\{[^}]*\}|\([^)]*\))|\{\w*\}|%s")  # $PW, ${PW}, $(cmd); {0}, %s templates
@@ -48,14 +53,16 @@ PASSWORD_FLAGS = {"mysql": "p", "mysqldump": "p", "mysqladmin": "p", "mariadb": 
                   "7z": "p", "7za": "p", "rar": "p", "unrar": "p", "redis-cli": "a", "ldapsearch": "w",
                   "ldapmodify": "w", "ldapadd": "w", "ldapdelete": "w", "ldappasswd": "ws", "mongo": "p",
                   "mongosh": "p", "mongodump": "p", "mongorestore": "p", "mongoexport": "p", "mongoimport": "p",
-                  "openssl": "k", "vncpasswd": "", "smbpasswd": "", "pg_dump": "", "keytool": ""}
+                  "openssl": "k", "rdesktop": "p", "vncpasswd": "", "smbpasswd": "", "pg_dump": "", "keytool": ""}
 GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump"})  # -p alone prompts
 USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user",), "smbclient": ("-U", "--user"),
-                   "rpcclient": ("-U",), "net": ("-U",), "svn": ("--password",)}
+                   "rpcclient": ("-U",), "net": ("-U",), "svn": ("--password",), "lftp": ("-u", "--user"),
+                   "ncftp": ("-u",)}
 # A password by its position after a subcommand: (program, subcommand) -> position (1 = the first word after it).
 POSITIONAL_SECRETS = {("htpasswd", "-b"): 3, ("rabbitmqctl", "add_user"): 2, ("rabbitmqctl", "change_password"): 2,
                       ("net", "user"): 2, ("vault", "login"): 1, ("openssl", "passwd"): -1, ("redis-cli", "auth"): 1,
-                      ("redis-cli", "AUTH"): 1, ("smbpasswd", "-a"): 2, ("dscl", "-passwd"): 3}
+                      ("redis-cli", "AUTH"): 1, ("smbpasswd", "-a"): 2, ("dscl", "-passwd"): 3,
+                      ("wpa_passphrase", None): 2}
 STDIN_READERS = frozenset({"chpasswd", "passwd", "sudo", "docker", "podman", "helm", "vault", "kinit", "gpg",
                            "openssl", "cryptsetup", "htpasswd", "mysql", "psql", "sqlcmd", "ssh-add", "expect"})
 
@@ -93,10 +100,15 @@ def _path_like(piece: str) -> bool:
 
 
 def _safe_piece(piece: str) -> bool:
-    piece = _VARIABLE.sub("", _UUID.sub("", piece))
+    piece = _VARIABLE.sub("", _UUID.sub("", _HEX_LITERAL_WORD.sub("", piece)))
     if _mixed_like_generated(piece):
         return False
     return all(word_like(run) for run in _RUN.findall(piece)) or _path_like(piece)
+
+
+def generated_like(piece: str) -> bool:
+    """A piece of 10 or more characters shaped like a generated password (``_mixed_like_generated``)."""
+    return len(piece) >= 10 and _mixed_like_generated(piece)
 
 
 def _mixed_like_generated(piece: str) -> bool:
@@ -126,7 +138,7 @@ def _piece_masked(piece: str) -> str:
     if _safe_piece(piece) and not ("=" in piece and _secret_assignment(piece)):
         return piece
     name, eq, value = piece.partition("=")
-    if eq and _NAME.fullmatch(name):
+    if eq and _NAME.fullmatch(name) and _safe_piece(name):  # not xjqIT8K6QEXM=@YiF7: a password with an "="
         return f"{name}={_secret_value(value) if _names_secret(name.rsplit('.', 1)[-1]) else _piece_masked(value)}"
     return MARK
 
@@ -139,7 +151,9 @@ def _secret_assignment(piece: str) -> bool:
 
 def _secret_value(value: str) -> str:
     """A value in a secret's place: kept only when it names a variable (``$PW``) or is empty."""
-    return value if not value or _VARIABLE.fullmatch(value) else MARK
+    keep = not value or _VARIABLE.fullmatch(value) or _MARKER.fullmatch(value) or _PLACEHOLDER.fullmatch(value) \
+        or _REGEX.search(value) or _REFERENCE.fullmatch(value) and all(_safe_piece(p) for p in value.split("."))
+    return value if keep else MARK
 
 
 def _names_secret(name: str) -> bool:
@@ -151,7 +165,8 @@ def _names_secret(name: str) -> bool:
 
 def _flag_says_secret(flag: str) -> bool:
     name = flag.lstrip("-")
-    return len(name) > 1 and (name in ("passin", "passout", "pass") or _names_secret(name))
+    return len(name) > 1 and _NAME.fullmatch(name) is not None and (
+        name in ("passin", "passout", "pass") or _names_secret(name))
 
 
 def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: one walk over a command's words
@@ -176,7 +191,7 @@ def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: o
     for k in range(start + 1, len(argv)):
         word = argv[k]
         if secret_next or user_next:
-            out[k] = _after_colon(word) if user_next else _secret_value(word)
+            out[k] = _after_colon(word) if user_next else word if _weak_flag_keeps(argv[k - 1], word) else _secret_value(word)
             secret_next = user_next = False
             continue
         if word.startswith("-") and len(word) > 1 and not word[1].isdigit():
@@ -202,18 +217,53 @@ def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: o
                     user_next = True
             continue
         positional += 1
+        slash_name, colon, slash_value = word[1:].partition(":") if word.startswith("/") else ("", "", "")
         if fed_stdin and prog in ("echo", "printf"):
             out[k] = _secret_value(word)
         elif _secret_position(prog, argv[start + 1:], k - start - 1):
             out[k] = _secret_value(word)
+        elif colon and slash_value and (slash_name.lower() in ("p", "pw", "pass") or _names_secret(slash_name)):
+            out[k] = f"/{slash_name}:{_secret_value(slash_value)}"  # xfreerdp /p:PW, a Windows-style flag
+        elif positional > 1 and key_says_secret(argv[k - 1]) and not _file_like(word):
+            out[k] = _secret_value(word)  # npm config set //host/:_authToken V, pdftk … user_pw V, git config x.password V
         else:
             out[k] = _pieces_masked(_URL_CREDENTIALS.sub(lambda m: m.group(1) + _secret_value(m.group(2)) + m.group(3), word))
     return out
 
 
+def _weak_flag_keeps(flag: str, value: str) -> bool:
+    """After a flag named by a weak word (``--recv-keys``, ``--key``; not ``--api-key``'s ``API``), a
+    number, a hex literal or a file is no secret: ``gpg --recv-keys 0xABCDEF12``, ``sort --key 2``."""
+    name = flag.lstrip("-")
+    if not flag.startswith("-") or name_says_secret(name) == "strong":
+        return False
+    return value.isdigit() or _HEX_LITERAL.fullmatch(value) is not None or _file_like(value)
+
+
+def key_says_secret(word: str) -> bool:
+    """A positional word that names a secret as a config key (``user_pw``, ``//host/:_authToken``,
+    ``smtp.password``): a key of parts whose last names a secret, strongly unless the key is scoped
+    (``//host/:`` or ``a.b``); not a plain word (``askpass``, ``auth`` in ``gh auth status``, ``api_key``
+    in code) and not a file (``~/.pw``)."""
+    key = re.split(r"[/:.]", word)[-1]
+    if word.startswith("-") or not key or _NAME.fullmatch(key) is None or word.endswith("/." + key):
+        return False
+    scoped = len(key) < len(word)
+    if not (scoped or "_" in key.strip("_") or key != key.lower()):
+        return False  # one plain word: prose or a subcommand
+    compound = "_" in key.strip("_") or key.lstrip("_") != key.lstrip("_").lower() or key.startswith("_")
+    return _names_secret(key) and (name_says_secret(key) == "strong" or scoped and compound)
+
+
+def _file_like(word: str) -> bool:
+    """What follows a searched-for word in ``grep password src/`` or ``rg token *.py``: a path, a file or glob."""
+    return "/" in word or "*" in word or re.fullmatch(r"[\w.-]+\.[a-z][a-z0-9]{0,4}", word) is not None
+
+
 def _secret_position(prog: str, args: list[str], index: int) -> bool:
-    """``args[index]`` sits where ``prog``'s usage puts a password (``htpasswd -b f user PW``)."""
-    for at, word in enumerate(args[:index]):
+    """``args[index]`` sits where ``prog``'s usage puts a password (``htpasswd -b f user PW``,
+    ``wpa_passphrase SSID PW``)."""
+    for at, word in [(-1, None), *enumerate(args[:index])]:
         position = POSITIONAL_SECRETS.get((prog, word))
         if position is None:
             continue
@@ -225,7 +275,9 @@ def _secret_position(prog: str, args: list[str], index: int) -> bool:
 
 
 def _after_colon(value: str) -> str:
-    for sep in (":", "%"):
+    if "[REDACTED:" in value:
+        return value  # already redacted (bob%[REDACTED:arg]): idempotent
+    for sep in (":", "%", ","):  # curl -u user:pw, smbclient -U user%pw, lftp -u user,pw
         user, found, secret = value.partition(sep)
         if found:
             return f"{user}{sep}{_secret_value(secret)}"
@@ -238,19 +290,33 @@ def _reads_secret_stdin(argv: list[str]) -> bool:
     words = strip_wrappers(argv) if argv and program(argv[0]) != "sudo" else argv
     if not words:
         return False
+    inner = strip_wrappers(argv)  # sudo chpasswd: chpasswd reads user:password lines
     return program(words[0]) in STDIN_READERS and any(
         w in ("-S", "--stdin", "--password-stdin", "-") or w.endswith("-stdin") or w.startswith("--passphrase-fd")
-        for w in words[1:]) or program(words[0]) == "chpasswd"
+        for w in words[1:]) or bool(inner) and program(inner[0]) in ("chpasswd", "chpass")
 
 
 def redact_command(command: str) -> str:
     """``command`` with every value that is not a safe shape replaced (its text otherwise unchanged)."""
+    edits = command_edits(command)
+    if not edits:
+        return command
+    out, pos = [], 0
+    for start, end, text in edits:
+        out += [command[pos:start], text]
+        pos = end
+    out.append(command[pos:])
+    return "".join(out)
+
+
+def command_edits(command: str) -> list[tuple[int, int, str]]:  # long: one walk over a pipeline's commands
+    """Where :func:`redact_command` changes ``command``: sorted, non-overlapping ``(start, end, text)``."""
     from ..shellparse import Word, tokens
 
     try:
         items = list(tokens(command))
     except Exception:  # noqa: BLE001 - a command the lexer cannot read is left to the text redactor
-        return command
+        return []
     commands: list[list[Word]] = [[]]
     here_strings: list[Word] = []
     stdin_piped: list[bool] = []
@@ -282,16 +348,11 @@ def redact_command(command: str) -> str:
                     continue  # C:\\Users\\x: judged as typed, not with the backslashes read as escapes
                 edits.append((word.start, word.end, _in_place(raw, word, shown)))
     edits += [(w.start, w.end, MARK) for w in here_strings if _secret_value(w.value) != w.value]
-    if not edits:
-        return command
-    out, pos = [], 0
+    kept: list[tuple[int, int, str]] = []
     for start, end, text in sorted(edits):
-        if start < pos:
-            continue
-        out += [command[pos:start], text]
-        pos = end
-    out.append(command[pos:])
-    return "".join(out)
+        if not kept or start >= kept[-1][1]:
+            kept.append((start, end, text))
+    return kept
 
 
 def _secret_place(value: str, shown: str) -> bool:

@@ -232,8 +232,8 @@ def _cli_flag(m: re.Match[str], text: str) -> Span | None:
 
 
 def _curl_user(m: re.Match[str], text: str) -> Span | None:
-    if m.group("user").isdigit() or is_placeholder(m.group("v")):
-        return None  # docker -u 1000:1000
+    if m.group("user").isdigit() or is_placeholder(m.group("v")) or "[REDACTED" in m.group("user"):
+        return None  # docker -u 1000:1000; -u 'bob,[REDACTED:arg]': already redacted
     return ("password", m.start("v"), m.end("v"))
 
 

@@ -75,6 +75,8 @@ def find_prose(text: str) -> list[Span]:
         last_end = m.end()
         if text.endswith("[REDACTED:", 0, m.start()):
             continue  # the kind inside a marker: stay idempotent
+        if text[m.end():m.end() + 1] == "|" or text[m.start() - 1:m.start()] == "|":
+            continue  # grep -E 'password|secret': one word of an alternation, not a sentence
         window = text[m.end():m.end() + WINDOW]
         end = _SENTENCE_END.search(window)
         if end:

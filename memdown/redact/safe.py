@@ -23,8 +23,70 @@ _TYPE = re.compile(r"^[A-Z][a-z][A-Za-z0-9_]*(?:<[A-Za-z0-9_, ]*>)?\??$")
 _GENERIC_KINDS = frozenset({"high_entropy", "prefixed_token", "url_path_secret", "truncated"})
 
 
+_POSITIONAL_PARAMETER = re.compile(r"^\$[0-9@*#?]$")
+_CONSTANT = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_GENERIC_TYPE = re.compile(r"([A-Za-z_]{3,})<([A-Za-z_]{3,})")  # z.infer<typeof
+_CALL = re.compile(r"^([A-Z][A-Z0-9\-]{2,})\(([a-z]{3,})[):,]")  # HMAC-SHA256(email:salt)
+_CALL_WORD = re.compile(r"[A-Z]{2,6}\d*")  # an algorithm's name: HMAC, SHA256, MD5
+_OTHER_ASSIGNMENT = re.compile(r"^([a-z]+_[a-z_]+)=")  # include_attributes=True
+
+
+def _code_or_reference(value: str, after: str) -> bool:
+    """Code a reader needs, not a value (issue #27.6, found on the tune half of ../shared)."""
+    generic = None if any(c.isdigit() for c in value) else _GENERIC_TYPE.search(value)
+    call = _CALL.match(value + after)
+    if _POSITIONAL_PARAMETER.match(value) or generic and name_like(generic[1]) and name_like(generic[2]) or \
+            call and all(_CALL_WORD.fullmatch(p) for p in call[1].split("-") if p) and name_like(call[2]):
+        return True  # next_token="$1"; type XPasswordDto = z.infer<…>; password = HMAC-SHA256(email:…)
+    if value.endswith("!") and _DOTTED.match(value[:-1]) and name_like(value[:-1]):
+        return True  # 'api-key': config.apiKey!, (a TypeScript non-null assertion)
+    if _CONSTANT.match(value) and name_like(value):
+        return True  # FORGOT_PASSWORD = "FORGOT_PASSWORD": an enum constant's name
+    other = _OTHER_ASSIGNMENT.match(value)
+    if other and all(name_like(p) for p in other[1].split("_") if p):
+        return True  # "pass `include_attributes=True`": the verb, then an argument of another name
+    return value.isdigit() and len(value) <= 2  # journalctl -u 'unit@host:2': an instance number
+
+
+_GO_PSEUDO_VERSION = re.compile(r"^v\d+\.\d+\.\d+-(?:[\w.]+\.)?\d{14}-[0-9a-f]{12}\b")
+_PUBLIC_KEY_BLOB = ("AAAAC3NzaC1", "AAAAB3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3")  # ssh-ed25519/rsa/ecdsa/dss
+_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
+
+
+def _generated_free_url(value: str) -> bool:
+    """sqlite:///./data/app.db, postgres://db:5432/app: a URL with no user, query or random segment."""
+    from .commands import generated_like
+    from .entropy import random_looking
+
+    return bool(_URL_NO_USER.match(value)) and not any(
+        random_looking(seg) or generated_like(seg) for seg in value.split("/"))
+
+
+def _words_by_humps(token: str) -> bool:
+    """An identifier of words: most characters sit in camel humps of 4+ letters that read as words
+    (``LcLmChatAnthropicV13ParamsTools``), which random keys (``QM51BYtatFMb8h4ZEAAM…``) never reach."""
+    worded = sum(len(h) for h in _HUMP.findall(token) if len(h) >= 4 and h.isalpha() and name_like(h))
+    return worded * 10 >= len(token) * 6
+
+
+def _ascending(token: str) -> bool:
+    """An alphabet written out (``123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefgh…``), not a random draw."""
+    return sum(a < b for a, b in zip(token, token[1:])) * 10 >= (len(token) - 1) * 8
+
+
+def _known_generic(value: str) -> bool:
+    """Shapes a generic token rule takes for random that are not secrets."""
+    return bool(_UUID.match(value) or _GO_PSEUDO_VERSION.match(value)) or value.startswith(_PUBLIC_KEY_BLOB) \
+        or "_ZN" in value or _words_by_humps(value) or _ascending(value)
+
+
 def known_safe(kind: str, value: str, after: str) -> bool:
     """Is the ``value`` a finding of ``kind`` covers (followed by ``after``) a known-safe shape?"""
+    if _code_or_reference(value, after) or _generated_free_url(value):
+        return True
+    if value.count("\\") >= 2 and all(name_like(p) for p in re.split(r"[\\:.\-（）()*]+", value) if p.isalpha()):
+        return True  # C:\Users\x\.claude\projects: a Windows path
     if value.startswith(("?.", "::", ":")) and value[-1:].isalnum():
         return True  # credentials?.email, Token::new: code goes on
     if _ROUTE.match(value) and all(name_like(p) or p.isdigit() for p in _PIECES.split(value) if p):
@@ -38,4 +100,4 @@ def known_safe(kind: str, value: str, after: str) -> bool:
         return True  # auth.password, this.state.token: an attribute
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):
         return True  # **PASS: Functionality Validation**: a sentence goes on
-    return kind in _GENERIC_KINDS and bool(_UUID.match(value))
+    return kind in _GENERIC_KINDS and _known_generic(value)
