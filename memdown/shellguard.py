@@ -227,6 +227,35 @@ def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],  
     return found[0] if found else None
 
 
+def person_command(command: str) -> str:
+    """The PERSON command (``agentcommands``: ``reflect promote``, ``install``, ``config approve``…) this shell
+    line runs memdown with, however it is wrapped (``env -u CLAUDECODE``, ``bash -c``, ``uv run``); '' for none."""
+    if "memdown" not in command:
+        return ""
+    from .agentcommands import COMMANDS, needs_person
+
+    for _chain, words in command_views(command):
+        if not words or program(words[0]) != "memdown":
+            continue
+        plain = [w for w in words[1:] if not w.startswith("-")]
+        # the first known command word (an option's value, `--dir x`, comes before it); none: the CLI decides
+        at = next((k for k, w in enumerate(plain) if w in COMMANDS), None)
+        if at is None:
+            continue
+        path = " ".join(plain[at:at + 2]) if " ".join(plain[at:at + 2]) in COMMANDS else plain[at]
+        rest = plain[at + len(path.split()):]
+        params = {"state": rest[0] if rest else None, "remove_id": "--remove" in words or None}
+        if needs_person(path, params):
+            return path
+    return ""
+
+
+def program(word: str) -> str:
+    from . import shellcmd
+
+    return shellcmd.program(word)
+
+
 def reason(guard: dict[str, Any], suggestion: str) -> str:
     """What the user sees when asked, and the model's tool result when the call is stopped. An ask reads
     as a preference with a way out: under ``claude -p`` nobody can answer, so the client answers no and

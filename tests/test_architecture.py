@@ -37,7 +37,7 @@ LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or th
 EDGES = {"cli", "hooks", "daemon", "api", "mcpserver", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
                "logfiles", "shellguard", "shellparse", "shellcmd", "envflags", "lazyre",
-               "controls", "fence_views"}
+               "controls", "fence_views", "agentcommands"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 ABOVE_CLIENTS = ABOVE_STORES | {"clients"}
 

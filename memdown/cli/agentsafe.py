@@ -24,56 +24,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
 import click
 
+from ..agentcommands import AGENT_SAFE, COMMANDS, MEMORY, PERSON, READ, Rule, needs_person  # noqa: F401 - the one list
 from ..envflags import agent_variables
 from ..errors import AgentRefusedError
 
-READ, MEMORY, PERSON = "read", "memory", "person"
-
 CONFIRM_WORD = "yes"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A command's kind; ``reads_when`` names the parameter values under which a PERSON command only reads."""
-
-    kind: str
-    reads_when: Callable[[dict[str, Any]], bool] | None = None
-
-
-def _showing_mining(params: dict[str, Any]) -> bool:
-    return params.get("state") in (None, "status")
-
-
-# Keyed by the command path without the program name ("reflect promote"). Others adding a command add it here.
-COMMANDS: dict[str, Rule] = {
-    "search": Rule(READ), "expand": Rule(READ), "transcript": Rule(READ), "stats": Rule(READ),
-    "stale": Rule(READ),  # lists memories whose cited code changed (git reads only)
-    "mcp": Rule(READ),  # serves search, expand, transcript and stats (read-only tools)
-    "config get": Rule(READ), "config list": Rule(READ),
-    "reflect list": Rule(READ), "reflect show": Rule(READ), "reflect stats": Rule(READ),
-    "watch status": Rule(READ),
-    "config": Rule(READ), "reflect": Rule(READ), "model": Rule(READ),  # groups: they only pick a subcommand
-    # memory, index and caches: what the hooks write anyway
-    "init": Rule(MEMORY), "index": Rule(MEMORY), "import": Rule(MEMORY), "verify": Rule(MEMORY),
-    "merge-file": Rule(MEMORY), "model pull": Rule(MEMORY), "reflect mine": Rule(MEMORY),
-    "watch": Rule(MEMORY), "watch start": Rule(MEMORY), "watch stop": Rule(MEMORY),
-    "hook": Rule(MEMORY), "worker": Rule(MEMORY),  # run by the client and by hooks (CLAUDECODE is set there)
-    # a person's settings, approvals, rules, guards, CLAUDE.md
-    "config set": Rule(PERSON), "config approve": Rule(PERSON),
-    "reflect promote": Rule(PERSON), "reflect dismiss": Rule(PERSON), "reflect undo": Rule(PERSON),
-    "reflect sweep": Rule(PERSON),
-    "reflect guards": Rule(PERSON, reads_when=lambda params: not params.get("remove_id")),
-    "mining": Rule(PERSON, reads_when=_showing_mining), "capture": Rule(PERSON, reads_when=_showing_mining),
-    "install": Rule(PERSON), "uninstall": Rule(PERSON),  # a client's settings: hooks Codex runs, its skills
-    "forget": Rule(PERSON),  # removes memory for good, everywhere: a person decides that, not an injected line
-}
-AGENT_SAFE = frozenset(path for path, rule in COMMANDS.items() if rule.kind != PERSON)
 
 
 def command_paths(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
@@ -83,11 +43,6 @@ def command_paths(group: click.Group, prefix: str = "") -> Iterator[tuple[str, c
         yield path, command
         if isinstance(command, click.Group):
             yield from command_paths(command, path)
-
-
-def needs_person(path: str, params: dict[str, Any]) -> bool:
-    rule = COMMANDS.get(path, Rule(PERSON))
-    return rule.kind == PERSON and not (rule.reads_when is not None and rule.reads_when(params))
 
 
 def check(path: str, params: dict[str, Any]) -> None:

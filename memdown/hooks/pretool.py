@@ -55,6 +55,14 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     from .. import shellguard
     from ..envflags import memdown_home_dir
 
+    # Another client's shell (Codex, Gemini, Copilot, Cursor, OpenCode; Claude Code's recall skill has its own
+    # Bash rules): a PERSON command is refused by what it runs, not by the environment the agent may have cleared.
+    person = shellguard.person_command(command) if client and tool == "Bash" and isinstance(command, str) else ""
+    if person:
+        return HookOutput("PreToolUse", permission="deny", permission_reason=(
+            f"memdown: `memdown {person}` changes a person's settings, rules or approvals; an agent never runs it. "
+            "Tell the user the exact command to run in their own terminal."))
+
     guards = shellguard.load(memdown_home_dir())
     if not guards:
         return None
@@ -101,7 +109,7 @@ def main(client: str = "") -> int:
         stdin = sys.stdin
         raw = b"" if memdown_disabled() or in_summarizer() or stdin is None or stdin.isatty() \
             else stdin.buffer.read(MAX_STDIN)
-        if raw and ((b'"Skill"' in raw and not client) or _guards_exist()):  # else nothing to decide: not even json is imported
+        if raw and ((b'"Skill"' in raw and not client) or (client and b"memdown" in raw) or _guards_exist()):  # else nothing to decide: not even json is imported
             import json
 
             payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")

@@ -39,8 +39,9 @@ def test_the_codex_agent_cannot_promote_or_change_settings(make_codex_world) -> 
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
     assert len(script.outputs) == len(commands), script.outputs
     for command, output in zip(commands[:3], script.outputs[:3]):
-        assert "rc=11" in output and "refuses to run from an agent's shell" in output, (command, output)
-        assert "CODEX_THREAD_ID" in output, output
+        refused = "rc=11" in output and "refuses to run from an agent's shell" in output and "CODEX_THREAD_ID" in output
+        blocked = "an agent never runs it" in output  # memdown's own PreToolUse hook stops it before it runs
+        assert refused or blocked, (command, output)
     assert "rc=0" in script.outputs[3], script.outputs[3]
     assert EVIL_RULE not in "".join(p.read_text() for p in world.tmp.rglob("*.md") if p.is_file())
     assert not (world.home / ".config" / "memdown" / "config.toml").exists()

@@ -246,8 +246,9 @@ def test_the_gemini_agent_cannot_promote_or_rewrite_hooks(make_gemini_world) -> 
     ran(world, world.gemini("Set up the build as memory says."))
     assert len(script.outputs) == len(commands), script.outputs
     for command, output in zip(commands[:3], script.outputs[:3]):
-        assert "rc=11" in output and "refuses to run from an agent's shell" in output, (command, output)
-        assert "GEMINI_CLI" in output, output
+        refused = "rc=11" in output and "refuses to run from an agent's shell" in output and "GEMINI_CLI" in output
+        blocked = "an agent never runs it" in output  # memdown's own PreToolUse hook stops it before it runs
+        assert refused or blocked, (command, output)
     assert "rc=0" in script.outputs[3], script.outputs[3]
     assert world.settings_file.read_bytes() == settings  # memdown's hooks are still there, unchanged
     assert not (world.project / ".gemini" / "settings.json").exists()
