@@ -61,6 +61,17 @@ KEPT = [
     "from server.routers.auth import get_current_user",
     "https://www.figma.com/design/7pk9DL8OzTqHSr3v1IF9mq/Visual-Design?node-id=695-412914",
     "claude mcp add airtable --env AIRTABLE_API_KEY=YOUR_KEY -- npx -y airtable-mcp-server",
+    # after the labelled report-half sample (session 7), in made-up words of the same shape
+    "    const password = document.getElementById('password') as HTMLInputElement;",
+    "+  const changeUserPassword = useCallback(async (uid, newPassword) => {",
+    "- Library log: `newToken: 'undefined...'` (because it reads `response.token`)",
+    '    cache sync.Map // key: "chart@sha256:xxx" -> value: json.RawMessage',
+    "  \x1b[30;42;1m PASS \x1b[39;49;22m\x1b[39m OrderFlowTest\x1b[39m",
+    "        uses: 'actions/create-github-app-token@5f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6'",
+    '    <g filter="url(#filter0_0_QwErTy7uIo)">',
+    "      const reqErr = err as { code?: number; message?: string } | undefined;",
+    "// it is read from SMTP_OAUTH_SECRET in the environment, which",
+    "w config set plugins.gateway.security.inboundAuth 'bearer'",
 ]
 
 

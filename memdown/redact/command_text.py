@@ -34,6 +34,8 @@ _PROGRAM_FLAG = re.compile(r"(?:^|(?<=[\s`(>:;|&]))((?:\.{0,2}/|~/)?[a-z0-9][a-z
 # What may come before a line's first word: indentation, a prompt, a list bullet, a numbered Read line, a tag.
 _LINE_LEAD = re.compile(r"[ \t]*(?:\d+(?:\t|→))?[ \t]*(?:(?:[$#>*-]|\d+\.)[ \t]+|`|<[a-z-]+>)*")
 _COMMAND_WORD = re.compile(r"(?:\.{0,2}/|~/)?[a-z0-9][\w./:-]*")
+_CODE_PUNCTUATION = re.compile(r" = |\{ |\?: |=> ")  # a TypeScript union (x = y as {…} | undefined), not a pipe
+_SETTING_VERBS = frozenset({"set", "config", "configure", "add", "put", "store", "create", "update", "output"})
 _MARKER = re.compile(r"\[REDACTED:\w+\]")
 _SHELL_OPERATOR = re.compile(r"[ \t](?:\||>>?|&&|<<<)[ \t]")  # a pipe, redirection or list: shell, not prose
 _FIRST_WORD = re.compile(r"(?:\.{0,2}/|~/)?[a-z0-9][a-z0-9_.+/-]*(?=[ \t])")
@@ -90,7 +92,8 @@ def _command_start(line: str) -> int:
         first = _FIRST_WORD.match(line, clause)
         if first is None or (anchor is not None and "`" in line[clause:anchor.start(1)]):
             continue
-        if anchor is not None or _SHELL_OPERATOR.search(line, first.end()) or \
+        piped = _SHELL_OPERATOR.search(line, first.end()) is not None and _CODE_PUNCTUATION.search(line) is None
+        if anchor is not None or piped or \
                 _usage_takes_secret(first.group()) or _names_a_secret_key(line[clause:]):
             return clause  # echo … | sudo -S, wpa_passphrase n PW >> f, net user u PW: from the first word
     return _pipeline_start(line, anchor.start(1)) if anchor is not None else -1
@@ -113,7 +116,8 @@ def _names_a_secret_key(line: str) -> bool:
     for i, word in enumerate(words):
         if any(c in word for c in ":._") and key_says_secret(word):  # not key/secret in prose
             # after a program and a subcommand (npm config set K, git config K), not in code or prose
-            return i >= 2 and all(_COMMAND_WORD.fullmatch(w) for w in words[:i])
+            return i >= 2 and all(_COMMAND_WORD.fullmatch(w) for w in words[:i]) and \
+                any(w in _SETTING_VERBS for w in words[:i])  # "read from X_SECRET in …" is prose
     return False
 
 

@@ -225,7 +225,8 @@ def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: o
         elif colon and slash_value and (slash_name.lower() in ("p", "pw", "pass") or _names_secret(slash_name)):
             out[k] = f"/{slash_name}:{_secret_value(slash_value)}"  # xfreerdp /p:PW, a Windows-style flag
         elif positional > 1 and key_says_secret(argv[k - 1]) and not _file_like(word):
-            out[k] = _secret_value(word)  # npm config set //host/:_authToken V, pdftk … user_pw V, git config x.password V
+            weak_word = name_says_secret(re.split(r"[/:.]", argv[k - 1])[-1]) != "strong" and word.isalpha() and word.islower()
+            out[k] = word if weak_word else _secret_value(word)  # npm config set //h/:_authToken V; not …inboundAuth bearer
         else:
             out[k] = _pieces_masked(_URL_CREDENTIALS.sub(lambda m: m.group(1) + _secret_value(m.group(2)) + m.group(3), word))
     return out

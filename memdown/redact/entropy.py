@@ -109,8 +109,8 @@ def _hex(m: re.Match[str], text: str) -> Span | None:
         return None
     before, after = _line_around(text, m.start(), m.end())
     near = _MARKER.sub("", before[-80:] + " " + after[:40])  # "[REDACTED:api_key]" is no cue: stay idempotent
-    if _DIGEST_BEFORE.search(before[-30:]) or _HASH_WORD.search(near):
-        return None
+    if _DIGEST_BEFORE.search(before[-30:]) or _HASH_WORD.search(near) or before.endswith("@"):
+        return None  # uses: actions/create-github-app-token@<sha>: a pinned version
     if not _CREDENTIAL_WORD.search(near):
         return None
     return ("hex_secret", m.start(), m.end())

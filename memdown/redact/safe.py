@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .values import name_like
+from .values import is_placeholder, name_like
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
@@ -28,6 +28,9 @@ _CONSTANT = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _GENERIC_TYPE = re.compile(r"([A-Za-z_]{3,})<([A-Za-z_]{3,})")  # z.infer<typeof
 _CALL = re.compile(r"^([A-Z][A-Z0-9\-]{2,})\(([a-z]{3,})[):,]")  # HMAC-SHA256(email:salt)
 _CALL_WORD = re.compile(r"[A-Z]{2,6}\d*")  # an algorithm's name: HMAC, SHA256, MD5
+_METHOD_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\((?:['\")]|[a-z]{3,}[\s,)])")
+_HUMPED = re.compile(r"[a-z][A-Z]")
+_ELIDED = re.compile(r"(?<![A-Za-z0-9])xxx+(?![A-Za-z0-9])")  # name@sha256:xxx
 _OTHER_ASSIGNMENT = re.compile(r"^([a-z]+_[a-z_]+)=")  # include_attributes=True
 
 
@@ -45,11 +48,18 @@ def _code_or_reference(value: str, after: str) -> bool:
     other = _OTHER_ASSIGNMENT.match(value)
     if other and all(name_like(p) for p in other[1].split("_") if p):
         return True  # "pass `include_attributes=True`": the verb, then an argument of another name
+    method = _METHOD_CALL.match(value + after)
+    if method and len(method[1]) >= 6 and ("." in method[1] or _HUMPED.search(method[1])) and \
+            name_like(method[1].split(".")[0]):
+        return True  # password = document.getElementById('password'); x = useCallback(async …)
+    if is_placeholder(value.rstrip(".…")) or _ELIDED.search(value) or value.startswith("\x1b"):
+        return True  # newToken: 'undefined...'; "name@sha256:xxx"; PASS \x1b[39m: a colour code
     return value.isdigit() and len(value) <= 2  # journalctl -u 'unit@host:2': an instance number
 
 
 _GO_PSEUDO_VERSION = re.compile(r"^v\d+\.\d+\.\d+-(?:[\w.]+\.)?\d{14}-[0-9a-f]{12}\b")
 _PUBLIC_KEY_BLOB = ("AAAAC3NzaC1", "AAAAB3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3")  # ssh-ed25519/rsa/ecdsa/dss
+_EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
 _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
 
@@ -77,7 +87,8 @@ def _ascending(token: str) -> bool:
 
 def _known_generic(value: str) -> bool:
     """Shapes a generic token rule takes for random that are not secrets."""
-    return bool(_UUID.match(value) or _GO_PSEUDO_VERSION.match(value)) or value.startswith(_PUBLIC_KEY_BLOB) \
+    return bool(_UUID.match(value) or _GO_PSEUDO_VERSION.match(value) or _EXPORT_ID.match(value)) \
+        or value.startswith(_PUBLIC_KEY_BLOB) \
         or "_ZN" in value or _words_by_humps(value) or _ascending(value)
 
 
