@@ -1,8 +1,9 @@
 """What the e2e suites of the other coding agents' CLIs share (Codex: codex_world, Gemini CLI: gemini_world).
 
-Finding the pinned CLI (one line to skip with when it is absent), the isolated environment every
-world starts from, the scripted model that keeps what tool outputs reached it, a person's approval of
-a correction through the real ``memdown`` CLI, and waiting for a daily log line.
+Finding the pinned CLI (one line to skip with when it is absent), the isolated environment and the world
+(HOME, git project, PATH folder) every client's world starts from, the fixture that gives each test worlds
+with a fake model server of their own, the scripted model that keeps what tool outputs reached it, a
+person's approval of a correction through the real ``memdown`` CLI, and waiting for a daily log line.
 """
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, ClassVar, Iterator, Protocol, Self
 
 from memdown.signals import store
 from memdown.signals.store import Signal
@@ -75,6 +77,82 @@ def isolated_env(home: Path, tmp: Path, bin_dir: Path) -> dict[str, str]:
     if os.environ.get("TMPDIR"):
         env["TMPDIR"] = os.environ["TMPDIR"]
     return env
+
+
+@dataclass
+class AgentWorld:
+    """One test's world for the client ``CLIENT``: an isolated HOME (its ``~/.CLIENT`` folder made), a git
+    project, and a PATH folder holding the client's CLI and this checkout's ``memdown``."""
+
+    CLIENT: ClassVar[str]
+    cli: str
+    tmp: Path
+    api: Any  # the fake model server the client talks to
+    home: Path = field(init=False)
+    project: Path = field(init=False)
+    bin: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.home = self.tmp / "home"
+        self.project = self.tmp / "project"
+        self.bin = self.tmp / "bin"
+        for folder in (self.home, self.project, self.bin, self.client_home):
+            folder.mkdir(parents=True, exist_ok=True)
+        (self.bin / self.CLIENT).symlink_to(self.cli)
+        (self.bin / "memdown").symlink_to(Path(sys.executable).parent / "memdown")
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+
+    @property
+    def client_home(self) -> Path:
+        return self.home / f".{self.CLIENT}"
+
+    @property
+    def memory(self) -> Path:
+        return self.project / ".memdown"
+
+    def init_memory(self) -> Self:
+        self.memory.joinpath("memory").mkdir(parents=True, exist_ok=True)
+        return self
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {**isolated_env(self.home, self.tmp, self.bin), **extra}
+
+    def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
+                              capture_output=True, text=True, timeout=timeout)
+
+    def install(self) -> Self:
+        """``memdown install CLIENT``, the way a person sets memdown up."""
+        done = self.memdown("install", self.CLIENT)
+        assert done.returncode == 0, done.stderr
+        return self
+
+    def run_client(self, cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
+        return subprocess.run(cmd, cwd=self.project, env=self.env(), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def daily_text(self) -> str:
+        folder = self.memory / "memory"
+        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
+
+    def hooks_log(self) -> str:
+        log = self.memory / "logs" / "hooks.log"
+        return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+
+
+def world_maker(world_class: Callable[[str, Path, Any], Any], api_class: Callable[[Any], Any],
+                cli: str, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """A ``make(responder, name="w")`` fixture body: each world gets a fake model server, stopped at the end."""
+    servers: list[Any] = []
+
+    def make(responder: Any, name: str = "w") -> Any:
+        api = api_class(responder).__enter__()
+        servers.append(api)
+        return world_class(cli, tmp_path / name, api)
+
+    yield make
+    for api in servers:
+        api.__exit__(None, None, None)
 
 
 class _Request(Protocol):

@@ -1,7 +1,7 @@
 """Harness for the Codex end-to-end tests: the REAL Codex CLI, memdown installed into it, a fake model.
 
-Mirrors ``conftest.World`` for Claude Code. Each test gets a ``CodexWorld``: an isolated HOME and
-CODEX_HOME, a git project, a PATH folder holding this checkout's ``memdown``, and a ``FakeResponsesAPI``
+Mirrors ``conftest.World`` for Claude Code. Each test gets a ``CodexWorld`` (an ``agent_cli.AgentWorld``):
+an isolated HOME and CODEX_HOME, a git project, a PATH folder holding this checkout's ``memdown``, and a ``FakeResponsesAPI``
 on 127.0.0.1 that plays the model through a custom provider (``wire_api = "responses"``, its
 ``base_url`` on the fake). memdown is set up the way a person does it, ``memdown install codex``;
 ``--dangerously-bypass-hook-trust`` stands in for the person's review of the new hooks in Codex's
@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .agent_cli import find_cli, isolated_env
+from .agent_cli import AgentWorld, find_cli
 from .fake_responses import FakeResponsesAPI
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,49 +42,13 @@ class CodexRun:
 
 
 @dataclass
-class CodexWorld:
-    cli: str
-    tmp: Path
+class CodexWorld(AgentWorld):
+    CLIENT = "codex"
     api: FakeResponsesAPI
-    home: Path = field(init=False)
-    project: Path = field(init=False)
-    bin: Path = field(init=False)
     runs: list[CodexRun] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        self.home = self.tmp / "home"
-        self.project = self.tmp / "project"
-        self.bin = self.tmp / "bin"
-        for folder in (self.home, self.project, self.bin, self.codex_home):
-            folder.mkdir(parents=True, exist_ok=True)
-        (self.bin / "codex").symlink_to(self.cli)
-        (self.bin / "memdown").symlink_to(Path(sys.executable).parent / "memdown")
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-
-    @property
-    def codex_home(self) -> Path:
-        return self.home / ".codex"
-
-    @property
-    def memory(self) -> Path:
-        return self.project / ".memdown"
-
-    def init_memory(self) -> "CodexWorld":
-        self.memory.joinpath("memory").mkdir(parents=True, exist_ok=True)
-        return self
-
     def env(self, **extra: str) -> dict[str, str]:
-        return {**isolated_env(self.home, self.tmp, self.bin), "CODEX_HOME": str(self.codex_home),
-                "FAKE_OPENAI_KEY": "sk-e2e-fake", **extra}
-
-    def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
-                              capture_output=True, text=True, timeout=timeout)
-
-    def install(self) -> "CodexWorld":
-        done = self.memdown("install", "codex")
-        assert done.returncode == 0, done.stderr
-        return self
+        return super().env(**{"CODEX_HOME": str(self.client_home), "FAKE_OPENAI_KEY": "sk-e2e-fake", **extra})
 
     def codex(self, prompt: str, *, timeout: float = 180) -> CodexRun:
         api = self.api.url
@@ -96,22 +59,13 @@ class CodexWorld:
                "-c", "model_providers.memdown_fake.wire_api=responses",
                "-c", "model_providers.memdown_fake.env_key=FAKE_OPENAI_KEY",
                "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", prompt]
-        proc = subprocess.run(cmd, cwd=self.project, env=self.env(), capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = self.run_client(cmd, timeout)
         run = CodexRun(proc, _thread_id(proc.stdout))
         self.runs.append(run)
         return run
 
     def rollouts(self) -> list[Path]:
-        return sorted((self.codex_home / "sessions").rglob("rollout-*.jsonl"))
-
-    def daily_text(self) -> str:
-        folder = self.memory / "memory"
-        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
-
-    def hooks_log(self) -> str:
-        log = self.memory / "logs" / "hooks.log"
-        return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        return sorted((self.client_home / "sessions").rglob("rollout-*.jsonl"))
 
 
 def _thread_id(stdout: str) -> str:

@@ -1,6 +1,6 @@
 """Harness for the Gemini CLI end-to-end tests: the REAL Gemini CLI, memdown installed into it, a fake model.
 
-Mirrors ``codex_world`` for Codex. Each test gets a ``GeminiWorld``: an isolated HOME (so ``~/.gemini``),
+Mirrors ``codex_world`` for Codex. Each test gets a ``GeminiWorld`` (an ``agent_cli.AgentWorld``): an isolated HOME (so ``~/.gemini``),
 a git project, a PATH folder holding this checkout's ``memdown``, and a ``FakeGeminiAPI`` on 127.0.0.1
 that plays the model: ``GOOGLE_GEMINI_BASE_URL`` points the CLI's ``@google/genai`` client at it (the CLI
 reads it when it builds its content generator), with the ``gemini-api-key`` auth and a fake key. memdown
@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agent_cli import find_cli, isolated_env
+from .agent_cli import AgentWorld, find_cli
 from .fake_gemini import FakeGeminiAPI
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,73 +56,28 @@ class GeminiRun:
 
 
 @dataclass
-class GeminiWorld:
-    cli: str
-    tmp: Path
+class GeminiWorld(AgentWorld):
+    CLIENT = "gemini"
     api: FakeGeminiAPI
-    home: Path = field(init=False)
-    project: Path = field(init=False)
-    bin: Path = field(init=False)
     runs: list[GeminiRun] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.home = self.tmp / "home"
-        self.project = self.tmp / "project"
-        self.bin = self.tmp / "bin"
-        for folder in (self.home, self.project, self.bin, self.gemini_home):
-            folder.mkdir(parents=True, exist_ok=True)
-        (self.bin / "gemini").symlink_to(self.cli)
-        (self.bin / "memdown").symlink_to(Path(sys.executable).parent / "memdown")
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        super().__post_init__()
         self.settings_file.write_text(json.dumps(PERSONS_SETTINGS, indent=2), encoding="utf-8")
 
     @property
-    def gemini_home(self) -> Path:
-        return self.home / ".gemini"
-
-    @property
     def settings_file(self) -> Path:
-        return self.gemini_home / "settings.json"
-
-    @property
-    def memory(self) -> Path:
-        return self.project / ".memdown"
-
-    def init_memory(self) -> "GeminiWorld":
-        self.memory.joinpath("memory").mkdir(parents=True, exist_ok=True)
-        return self
+        return self.client_home / "settings.json"
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {**isolated_env(self.home, self.tmp, self.bin),
-                "GOOGLE_GEMINI_BASE_URL": self.api.url,
-                "GEMINI_API_KEY": "fake-gemini-key",
-                "GEMINI_CLI_TRUST_WORKSPACE": "true",
-                "NO_COLOR": "1", **extra}
-
-    def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.bin / "memdown"), *args], cwd=self.project, env=self.env(),
-                              capture_output=True, text=True, timeout=timeout)
-
-    def install(self) -> "GeminiWorld":
-        done = self.memdown("install", "gemini")
-        assert done.returncode == 0, done.stderr
-        return self
+        return super().env(**{"GOOGLE_GEMINI_BASE_URL": self.api.url, "GEMINI_API_KEY": "fake-gemini-key",
+                              "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1", **extra})
 
     def gemini(self, prompt: str, *, timeout: float = 240) -> GeminiRun:
         cmd = [str(self.bin / "gemini"), "-p", prompt, "-m", MODEL, "--yolo", "-o", "json"]
-        proc = subprocess.run(cmd, cwd=self.project, env=self.env(), capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
-        run = GeminiRun(proc)
+        run = GeminiRun(self.run_client(cmd, timeout))
         self.runs.append(run)
         return run
 
     def chats(self) -> list[Path]:
-        return sorted((self.gemini_home / "tmp").glob("*/chats/session-*.json*"))
-
-    def daily_text(self) -> str:
-        folder = self.memory / "memory"
-        return "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.md"))) if folder.is_dir() else ""
-
-    def hooks_log(self) -> str:
-        log = self.memory / "logs" / "hooks.log"
-        return log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        return sorted((self.client_home / "tmp").glob("*/chats/session-*.json*"))

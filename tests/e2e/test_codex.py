@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded
+from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded, world_maker
 from .codex_world import CodexWorld, find_codex
 from .conftest import jobs_pending, wait_until
 from .fake_responses import FakeResponsesAPI, Reply, Request
@@ -36,16 +36,7 @@ def codex_cli() -> str:
 
 @pytest.fixture
 def make_codex_world(codex_cli: str, tmp_path: Path):
-    servers: list[FakeResponsesAPI] = []
-
-    def make(responder, name: str = "w") -> CodexWorld:
-        api = FakeResponsesAPI(responder).__enter__()
-        servers.append(api)
-        return CodexWorld(codex_cli, tmp_path / name, api)
-
-    yield make
-    for api in servers:
-        api.__exit__(None, None, None)
+    yield from world_maker(CodexWorld, FakeResponsesAPI, codex_cli, tmp_path)
 
 
 def first_session(world: CodexWorld) -> None:

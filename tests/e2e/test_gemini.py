@@ -26,7 +26,7 @@ from memdown.clients import parse_log
 from memdown.signals import store
 from memdown.signals.store import Signal
 
-from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded
+from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded, world_maker
 from .conftest import jobs_pending, wait_until
 from .fake_gemini import FakeGeminiAPI, Reply, Request
 from .gemini_world import GeminiWorld, find_gemini
@@ -51,16 +51,7 @@ def gemini_cli() -> str:
 
 @pytest.fixture
 def make_gemini_world(gemini_cli: str, tmp_path: Path):
-    servers: list[FakeGeminiAPI] = []
-
-    def make(responder, name: str = "w") -> GeminiWorld:
-        api = FakeGeminiAPI(responder).__enter__()
-        servers.append(api)
-        return GeminiWorld(gemini_cli, tmp_path / name, api)
-
-    yield make
-    for api in servers:
-        api.__exit__(None, None, None)
+    yield from world_maker(GeminiWorld, FakeGeminiAPI, gemini_cli, tmp_path)
 
 
 def ran(world: GeminiWorld, run) -> None:
