@@ -8,12 +8,12 @@ in ``requests`` so tests can see what the client (and the hooks' own
 """
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
+
+from .fake_server import FakeHandler, FakeServer
 
 
 @dataclass
@@ -124,31 +124,12 @@ def _text_of(block: dict[str, Any]) -> str:
 Responder = Callable[[Request], Reply]
 
 
-class FakeMessagesAPI:
-    """``with FakeMessagesAPI(responder) as api: ... api.url``."""
+class FakeMessagesAPI(FakeServer):
+    """``with FakeMessagesAPI(responder) as api: ... api.url``.
 
-    def __init__(self, responder: Responder) -> None:
-        self.responder = responder
-        self.requests: list[Request] = []
-        self.errors: list[str] = []
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    The server's life and its request log are ``fake_server.FakeServer``'s; the wire is the Messages API's."""
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "FakeMessagesAPI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    requests: list[Request]
 
     def message_requests(self, model_prefix: str = "") -> list[Request]:
         with self._lock:
@@ -161,12 +142,7 @@ class FakeMessagesAPI:
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
+        class Handler(FakeHandler):
             def do_HEAD(self) -> None:
                 self._json(200, {})
 
@@ -174,15 +150,9 @@ class FakeMessagesAPI:
                 self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self._read_json()
                 request = Request(body=body, path=self.path)
-                with api._lock:
-                    api.requests.append(request)
+                api._keep(request)
                 if "count_tokens" in self.path:
                     self._json(200, {"input_tokens": 100})
                     return
@@ -203,14 +173,6 @@ class FakeMessagesAPI:
                     self._stream(request, reply)
                 else:
                     self._json(200, api._message(request, reply))
-
-            def _json(self, status: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             def _stream(self, request: Request, reply: Reply) -> None:
                 message = api._message(request, reply)
@@ -236,13 +198,7 @@ class FakeMessagesAPI:
                                                  "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
                                                  "usage": {"output_tokens": 10}}))
                 events.append(("message_stop", {"type": "message_stop"}))
-                payload = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self._sse("".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events))
 
         return Handler
 

@@ -12,12 +12,13 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from .fake_responses import FakeResponsesAPI, Reply, Request
+from .fake_server import FakeHandler
 
 
 class FakeChatAPI(FakeResponsesAPI):
     """``with FakeChatAPI(["npm install left-pad"]) as api: ... api.url`` (the provider's ``baseURL``).
 
-    The server's life (127.0.0.1, a port of its own, ``url``, ``with``) is ``FakeResponsesAPI``'s; the wire is
+    The server's life (127.0.0.1, a port of its own, ``url``, ``with``) is ``FakeResponsesAPI``'s (``fake_server``); the wire is
     Chat Completions'."""
 
     def __init__(self, commands: list[str]) -> None:
@@ -49,35 +50,18 @@ class FakeChatAPI(FakeResponsesAPI):
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(FakeHandler):
             def do_GET(self) -> None:
-                self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m"}]}).encode())
+                self._json(200, {"object": "list", "data": [{"id": "m"}]})
 
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
-                with api._lock:
-                    api.requests.append(Request(body=body, path=self.path))
-                out = b""
+                body = self._read_json()
+                api._keep(Request(body=body, path=self.path))
+                out = ""
                 for choice in api._reply(body):
                     chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": "m",
                              "choices": [{"index": 0, **choice}]}
-                    out += f"data: {json.dumps(chunk)}\n\n".encode()
-                self._send("text/event-stream", out + b"data: [DONE]\n\n")
-
-            def _send(self, kind: str, data: bytes) -> None:
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                    out += f"data: {json.dumps(chunk)}\n\n"
+                self._sse(out + "data: [DONE]\n\n")
 
         return Handler

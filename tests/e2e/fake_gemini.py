@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from .fake_responses import FakeResponsesAPI
+from .fake_server import FakeHandler
 
 
 @dataclass
@@ -98,10 +99,7 @@ class FakeGeminiAPI(FakeResponsesAPI):
 
     The server, its thread and ``requests`` are the Codex fake's; the wire is Gemini's."""
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+    url_path = ""
 
     @staticmethod
     def chunks(reply: Reply) -> list[dict[str, Any]]:
@@ -123,24 +121,14 @@ class FakeGeminiAPI(FakeResponsesAPI):
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
+        class Handler(FakeHandler):
             def do_GET(self) -> None:
                 api.paths.append(f"GET {self.path}")
                 self._json(200, {"models": []} if "/models" in self.path else {})
 
             def do_POST(self) -> None:
                 api.paths.append(f"POST {self.path}")
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self._read_json()
                 path = self.path.split("?", 1)[0]
                 if path.endswith(":countTokens"):
                     self._json(200, {"totalTokens": 100})
@@ -149,8 +137,7 @@ class FakeGeminiAPI(FakeResponsesAPI):
                     self._json(404, {"error": {"code": 404, "message": self.path, "status": "NOT_FOUND"}})
                     return
                 request = Request(body=body, path=self.path)
-                with api._lock:
-                    api.requests.append(request)
+                api._keep(request)
                 try:
                     reply = api.responder(request)
                 except Exception as exc:  # a responder bug must show up in the test, not hang it
@@ -163,20 +150,6 @@ class FakeGeminiAPI(FakeResponsesAPI):
                                                      "content": {"role": "model", "parts": parts}}],
                                      "usageMetadata": _USAGE})
                     return
-                payload = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks).encode()
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _json(self, status: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self._sse("".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks))
 
         return Handler

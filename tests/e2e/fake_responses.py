@@ -8,12 +8,12 @@ Each request is answered with what the test's ``responder`` returns; every reque
 """
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
+
+from .fake_server import FakeHandler, FakeServer
 
 
 @dataclass
@@ -90,32 +90,13 @@ class Request:
 Responder = Callable[[Request], Reply]
 
 
-class FakeResponsesAPI:
-    """``with FakeResponsesAPI(responder) as api: ... api.url`` (the provider's ``base_url``)."""
+class FakeResponsesAPI(FakeServer):
+    """``with FakeResponsesAPI(responder) as api: ... api.url`` (the provider's ``base_url``).
 
-    def __init__(self, responder: Responder) -> None:
-        self.responder = responder
-        self.requests: list[Request] = []
-        self.errors: list[str] = []
-        self.paths: list[str] = []
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    The server's life and its request log are ``fake_server.FakeServer``'s; the wire is the Responses API's."""
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> "FakeResponsesAPI":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    url_path = "/v1"
+    requests: list[Request]
 
     def model_requests(self) -> list[Request]:
         with self._lock:
@@ -147,12 +128,7 @@ class FakeResponsesAPI:
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
+        class Handler(FakeHandler):
             def do_GET(self) -> None:
                 api.paths.append(f"GET {self.path}")
                 if self.path.rstrip("/").endswith("/models"):
@@ -162,18 +138,12 @@ class FakeResponsesAPI:
 
             def do_POST(self) -> None:
                 api.paths.append(f"POST {self.path}")
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
+                body = self._read_json()
                 if self.headers.get("content-encoding") == "zstd":
                     self._json(415, {"error": {"message": "zstd not supported by the fake"}})
                     return
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
                 request = Request(body=body, path=self.path)
-                with api._lock:
-                    api.requests.append(request)
+                api._keep(request)
                 if not self.path.rstrip("/").endswith("/responses"):
                     self._json(404, {"error": {"message": self.path}})
                     return
@@ -182,20 +152,6 @@ class FakeResponsesAPI:
                 except Exception as exc:  # a responder bug must show up in the test, not hang it
                     api.errors.append(f"{type(exc).__name__}: {exc}")
                     reply = Reply.say(f"responder error: {exc}")
-                payload = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in api.events(reply)).encode()
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def _json(self, status: int, obj: Any) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self._sse("".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in api.events(reply)))
 
         return Handler
