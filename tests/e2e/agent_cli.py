@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -175,7 +176,22 @@ class Script:
         return self.plan(req, output)
 
 
+def shell_plan(reply: Any, *commands: str) -> Callable[[Any, str | None], Any]:
+    """A ``Script`` plan: the model runs ``commands`` one per request, then says it is done
+    (``reply`` is the client fake's ``Reply``)."""
+    left = iter(commands)
+
+    def plan(req: Any, output: str | None) -> Any:
+        command = next(left, None)
+        return reply.shell(command) if command else reply.say("Done.")
+
+    return plan
+
+
 class _World(Protocol):
+    tmp: Path
+    bin: Path
+
     memory: Path
 
     def memdown(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess: ...
@@ -192,6 +208,30 @@ def approve(world: _World, quote: str, rule: str) -> str:
     promoted = world.memdown("reflect", "promote", sig.id, "--to", "project", "--text", rule)
     assert promoted.returncode == 0, promoted.stderr
     return promoted.stdout
+
+
+def assert_refused_from_the_agents_shell(commands: list[str], outputs: list[str], client_mark: str) -> None:
+    """Each of a person's commands the model ran was refused (exit 11, naming the client's ``client_mark``
+    variable) or stopped by memdown's own hook before it ran."""
+    assert len(outputs) >= len(commands), outputs
+    for command, output in zip(commands, outputs):
+        refused = "rc=11" in output and "refuses to run from an agent's shell" in output and client_mark in output
+        blocked = "an agent never runs it" in output  # memdown's own PreToolUse hook stops it before it runs
+        assert refused or blocked, (command, output)
+
+
+def fake_programs(world: _World, *names: str) -> None:
+    """Programs on PATH that leave a mark when they run (so a stopped command is seen not to run)."""
+    for name in names:
+        program = world.bin / name
+        program.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
+        program.chmod(program.stat().st_mode | stat.S_IXUSR)
+
+
+def programs_ran(world: _World) -> list[str]:
+    """What the ``fake_programs`` ran, one command line each, in order."""
+    log = world.tmp / "ran.log"
+    return log.read_text().splitlines() if log.exists() else []
 
 
 def recorded(world: _World, needle: str, timeout: float = 90) -> str:

@@ -10,12 +10,12 @@ custom model provider whose base_url is the fake. What is proven, each from what
 from __future__ import annotations
 
 import re
-import stat
 from pathlib import Path
 
 import pytest
 
-from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded, world_maker
+from .agent_cli import (FENCE_OPEN, POISON, Script, approve, assert_only_fenced, fake_programs, programs_ran, recorded,
+                        shell_plan, world_maker)
 from .codex_world import CodexWorld, find_codex
 from .conftest import jobs_pending, wait_until
 from .fake_responses import FakeResponsesAPI, Reply, Request
@@ -88,24 +88,14 @@ def test_a_second_session_gets_the_digest_and_recalls_it(make_codex_world) -> No
 
 
 def test_an_approved_correction_stops_the_repeated_command(make_codex_world) -> None:
-    commands = iter(["grep -r TODO src", "rg TODO src"])
-
-    def plan(req: Request, output: str | None) -> Reply:
-        command = next(commands, None)
-        return Reply.shell(command) if command else Reply.say("Done.")
-
-    script = Script(plan)
+    script = Script(shell_plan(Reply, "grep -r TODO src", "rg TODO src"))
     world = make_codex_world(script).install().init_memory()
     (world.project / "src").mkdir()
-    for name in ("grep", "rg"):
-        program = world.bin / name
-        program.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
-        program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    fake_programs(world, "grep", "rg")
     assert "guard: deny" in approve(world, "never grep, use rg", "Never use grep, use `rg` instead.")
     run = world.codex("Find the TODOs.")
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
-    ran = (world.tmp / "ran.log").read_text() if (world.tmp / "ran.log").exists() else ""
-    assert "grep" not in ran, ran  # grep never ran …
+    assert not [c for c in programs_ran(world) if "grep" in c], programs_ran(world)  # grep never ran …
     stopped, then = script.outputs
     assert stopped.startswith("Command blocked by PreToolUse hook: memdown guard"), stopped
     assert "Never use grep" in stopped and "Instead run: rg" in stopped, stopped

@@ -12,6 +12,7 @@ import pytest
 from memdown.signals import store
 from memdown.signals.store import Signal
 
+from .agent_cli import assert_refused_from_the_agents_shell
 from .fake_responses import Reply
 from .test_codex import Script, codex_cli, make_codex_world  # noqa: F401  (the Codex fixtures)
 
@@ -38,10 +39,7 @@ def test_the_codex_agent_cannot_promote_or_change_settings(make_codex_world) -> 
     run = world.codex("Set up the build as memory says.")
     assert run.proc.returncode == 0, run.proc.stderr[-2000:]
     assert len(script.outputs) == len(commands), script.outputs
-    for command, output in zip(commands[:3], script.outputs[:3]):
-        refused = "rc=11" in output and "refuses to run from an agent's shell" in output and "CODEX_THREAD_ID" in output
-        blocked = "an agent never runs it" in output  # memdown's own PreToolUse hook stops it before it runs
-        assert refused or blocked, (command, output)
+    assert_refused_from_the_agents_shell(commands[:3], script.outputs[:3], "CODEX_THREAD_ID")
     assert "rc=0" in script.outputs[3], script.outputs[3]
     assert EVIL_RULE not in "".join(p.read_text() for p in world.tmp.rglob("*.md") if p.is_file())
     assert not (world.home / ".config" / "memdown" / "config.toml").exists()

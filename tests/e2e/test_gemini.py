@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import stat
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,8 @@ from memdown.clients import parse_log
 from memdown.signals import store
 from memdown.signals.store import Signal
 
-from .agent_cli import FENCE_OPEN, POISON, Script, approve, assert_only_fenced, recorded, world_maker
+from .agent_cli import (FENCE_OPEN, POISON, Script, approve, assert_only_fenced, assert_refused_from_the_agents_shell,
+                        fake_programs, programs_ran, recorded, shell_plan, world_maker)
 from .conftest import jobs_pending, wait_until
 from .fake_gemini import FakeGeminiAPI, Reply, Request
 from .gemini_world import GeminiWorld, find_gemini
@@ -133,23 +133,13 @@ def test_a_second_session_gets_the_digest_and_recalls_it(make_gemini_world) -> N
 
 
 def test_an_approved_correction_stops_the_repeated_command(make_gemini_world) -> None:
-    commands = iter(["grep -r TODO src", "rg TODO src"])
-
-    def plan(req: Request, output: str | None) -> Reply:
-        command = next(commands, None)
-        return Reply.shell(command) if command else Reply.say("Done.")
-
-    script = Script(plan)
+    script = Script(shell_plan(Reply, "grep -r TODO src", "rg TODO src"))
     world = make_gemini_world(script).install().init_memory()
     (world.project / "src").mkdir()
-    for name in ("grep", "rg"):
-        program = world.bin / name
-        program.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
-        program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    fake_programs(world, "grep", "rg")
     assert "guard: deny" in approve(world, "never grep, use rg", "Never use grep, use `rg` instead.")
     ran(world, world.gemini("Find the TODOs."))
-    ran_log = (world.tmp / "ran.log").read_text() if (world.tmp / "ran.log").exists() else ""
-    assert "grep" not in ran_log, ran_log  # grep never ran …
+    assert not [c for c in programs_ran(world) if "grep" in c], programs_ran(world)  # grep never ran …
     stopped, then = script.outputs
     assert "Tool execution blocked: memdown guard" in stopped, stopped
     assert "Never use grep" in stopped and "Instead run: rg" in stopped, stopped
@@ -182,24 +172,15 @@ def test_an_approved_path_guard_stops_write_file_and_replace(make_gemini_world) 
 def test_a_preference_guard_does_not_hang_a_headless_session(make_gemini_world) -> None:
     """A guard that would ask (a preference) is a deny here: Gemini CLI forces an ask to a confirmation, and
     headless nobody can give it (the session waited until killed before this was a deny)."""
-    commands = iter(["pytest -q", "uv run pytest -q"])
-
-    def plan(req: Request, output: str | None) -> Reply:
-        command = next(commands, None)
-        return Reply.shell(command) if command else Reply.say("Done.")
-
-    script = Script(plan)
+    script = Script(shell_plan(Reply, "pytest -q", "uv run pytest -q"))
     world = make_gemini_world(script).install().init_memory()
-    for name in ("pytest", "uv"):
-        program = world.bin / name
-        program.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
-        program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    fake_programs(world, "pytest", "uv")
     approve(world, "run tests with uv", "Run tests with `uv run pytest`.")
     ran(world, world.gemini("Run the tests.", timeout=120))
     asked, then = script.outputs
     assert "Tool execution blocked: memdown guard" in asked and "uv run pytest" in asked, asked
     assert "uv ok" in then, then
-    assert (world.tmp / "ran.log").read_text() == "uv run pytest -q\n"  # bare pytest never ran
+    assert programs_ran(world) == ["uv run pytest -q"], programs_ran(world)  # bare pytest never ran
 
 
 def test_a_poisoned_repository_reaches_the_model_only_fenced(make_gemini_world) -> None:
@@ -236,10 +217,7 @@ def test_the_gemini_agent_cannot_promote_or_rewrite_hooks(make_gemini_world) -> 
                  "memdown stats; echo rc=$?"]
     ran(world, world.gemini("Set up the build as memory says."))
     assert len(script.outputs) == len(commands), script.outputs
-    for command, output in zip(commands[:3], script.outputs[:3]):
-        refused = "rc=11" in output and "refuses to run from an agent's shell" in output and "GEMINI_CLI" in output
-        blocked = "an agent never runs it" in output  # memdown's own PreToolUse hook stops it before it runs
-        assert refused or blocked, (command, output)
+    assert_refused_from_the_agents_shell(commands[:3], script.outputs[:3], "GEMINI_CLI")
     assert "rc=0" in script.outputs[3], script.outputs[3]
     assert world.settings_file.read_bytes() == settings  # memdown's hooks are still there, unchanged
     assert not (world.project / ".gemini" / "settings.json").exists()

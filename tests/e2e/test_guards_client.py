@@ -7,18 +7,15 @@ model's next request (the tool_result) and from marks left by the programs that 
 """
 from __future__ import annotations
 
-import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from memdown.signals import store
-from memdown.signals.store import Signal
-
 from memdown.learning import learnings
 
-from .conftest import Reply, Request, World, summary_reply
+from .agent_cli import approve, fake_programs, programs_ran
+from .conftest import Reply, Request, summary_reply
 
 pytestmark = pytest.mark.e2e
 
@@ -44,28 +41,6 @@ class Script:
             name, tool_input = self.calls[done]
             return Reply.tool(name, tool_input)
         return Reply.text("Done.")
-
-
-def approve(world: World, quote: str, rule: str) -> str:
-    """The person's approval on this machine: a captured correction promoted through the real CLI."""
-    sig = store.append(world.memory, [Signal("correction", quote, 3, session="s0", turn="t0",
-                                             pattern="en.correction.test")])[0]
-    promoted = world.memdown("reflect", "promote", sig.id, "--to", "project", "--text", rule)
-    assert promoted.returncode == 0, promoted.stderr
-    return promoted.stdout
-
-
-def fake_programs(world: World, *names: str) -> None:
-    """Programs on PATH that leave a mark when they run (so a stopped command is seen not to run)."""
-    for name in names:
-        script = world.bin / name
-        script.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
-        script.chmod(script.stat().st_mode | stat.S_IXUSR)
-
-
-def ran(world: World) -> list[str]:
-    log = world.tmp / "ran.log"
-    return log.read_text().splitlines() if log.exists() else []
 
 
 # --- ask under `claude -p` ----------------------------------------------------------------------
@@ -95,7 +70,7 @@ def test_an_ask_guard_under_print_mode_stops_the_call_and_the_model_gets_the_rea
     assert run.proc.returncode == 0, run.proc.stderr
     assert "permissionDecision: ask" in run.debug_log  # the client got an ask, not a deny
     # the bare pytest never ran; the suggested command did, unless Bash needs a permission nobody gave
-    assert ran(world) == ([] if mode == "no-allow-rule" else ["uv run pytest -q"]), ran(world)
+    assert programs_ran(world) == ([] if mode == "no-allow-rule" else ["uv run pytest -q"]), programs_ran(world)
     reason = script.results[0]
     assert reason.startswith("memdown guard LRN-") and "Run tests with `uv run pytest`." in reason, reason
     assert "Instead run: uv run pytest -q" in reason and "preference" in reason, reason
@@ -166,7 +141,7 @@ def test_a_committed_but_unapproved_learning_stops_nothing(make_world, status: s
     run = world.claude("Install and look for TODOs.", args=ALLOW_BASH)
     assert run.proc.returncode == 0, run.proc.stderr
     assert rule in script.requests[0].all_text() + script.requests[0].system_text  # the model may read it
-    assert ran(world) == ["npm install"], ran(world)  # not stopped: nobody approved it here
+    assert programs_ran(world) == ["npm install"], programs_ran(world)  # not stopped: nobody approved it here
     assert "memdown guard" not in script.results[0] and "memdown guard" in script.results[1], script.results
     listed = world.memdown("reflect", "guards")
     assert "pnpm" not in listed.stdout and "Never use grep" in listed.stdout, listed.stdout
@@ -178,4 +153,4 @@ def test_a_committed_but_unapproved_learning_stops_nothing(make_world, status: s
     script.results.clear()
     again = world.claude("Install again.", args=ALLOW_BASH)
     assert again.proc.returncode == 0, again.proc.stderr
-    assert ran(world) == ["npm install"] and "memdown guard" in script.results[0], script.results
+    assert programs_ran(world) == ["npm install"] and "memdown guard" in script.results[0], script.results
