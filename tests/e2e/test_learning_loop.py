@@ -8,10 +8,10 @@ PreToolUse guard stops it before it runs: the model's next request carries the r
 from __future__ import annotations
 
 import json
-import stat
 
 import pytest
 
+from .agent_cli import fake_programs, programs_ran
 from .conftest import Reply, Request, World, summary_reply, wait_for_workers, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -46,19 +46,6 @@ class Agent:
         return Reply.tool("Bash", {"command": "npm install", "description": "Install dependencies"})
 
 
-def _fake_npm(world: World) -> None:
-    """An npm on PATH that leaves a mark when it runs (so a stopped command is seen not to run)."""
-    for name in ("npm", "pnpm"):
-        script = world.bin / name
-        script.write_text(f"#!/bin/sh\necho {name} \"$@\" >> '{world.tmp / 'ran.log'}'\necho {name} ok\n")
-        script.chmod(script.stat().st_mode | stat.S_IXUSR)
-
-
-def _ran(world: World) -> list[str]:
-    log = world.tmp / "ran.log"
-    return log.read_text().splitlines() if log.exists() else []
-
-
 def _candidate(world: World) -> dict | None:
     listed = world.memdown("reflect", "list", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -68,12 +55,12 @@ def _candidate(world: World) -> dict | None:
 def test_an_approved_correction_stops_the_repeated_command(make_world) -> None:
     agent = Agent()
     world = make_world(agent).with_memdown_on_path().init_memory()
-    _fake_npm(world)
+    fake_programs(world, "npm", "pnpm")
     allow = ("--allowedTools", "Bash")
 
     first = world.claude("Install the dependencies.", args=allow)
     assert first.proc.returncode == 0, first.proc.stderr
-    assert _ran(world) == ["npm install"]  # nothing stops npm before the correction
+    assert programs_ran(world) == ["npm install"]  # nothing stops npm before the correction
     corrected = world.claude(CORRECTION, resume=first.session_id, args=allow)
     assert corrected.proc.returncode == 0, corrected.proc.stderr
     wait_for_workers(world, timeout=120)
@@ -92,7 +79,7 @@ def test_an_approved_correction_stops_the_repeated_command(make_world) -> None:
     assert second.proc.returncode == 0, second.proc.stderr
     session2 = agent.requests[before:]
     assert RULE in session2[0].all_text() + session2[0].system_text  # the approved rule is in the model's context
-    assert _ran(world) == ["npm install"], "the repeated npm install ran"
+    assert programs_ran(world) == ["npm install"], "the repeated npm install ran"
     assert len(session2) == 2, [r.last_user_text()[:200] for r in session2]
     reason = session2[1].last_tool_result() or ""
     assert "memdown guard" in reason and RULE in reason and "pnpm install" in reason, reason
