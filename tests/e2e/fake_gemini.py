@@ -15,25 +15,16 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from . import fake_responses
 from .fake_responses import FakeResponsesAPI
 from .fake_server import FakeHandler
 
 
 @dataclass
-class Reply:
+class Reply(fake_responses.Reply):
     """One model response: text, shell calls (``run_shell_command``) and/or other tool calls."""
 
-    text: str = ""
-    commands: list[str] = field(default_factory=list)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # any other tool: (name, args)
-
-    @classmethod
-    def say(cls, text: str) -> "Reply":
-        return cls(text=text)
-
-    @classmethod
-    def shell(cls, command: str, text: str = "") -> "Reply":
-        return cls(text=text, commands=[command])
 
     @classmethod
     def tool(cls, name: str, **args: Any) -> "Reply":
