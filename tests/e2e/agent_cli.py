@@ -38,8 +38,10 @@ POISON = """# 2026-11-20
 """
 
 
-def find_cli(name: str, env_var: str, local: Path, pinned: str, install_hint: str) -> tuple[str | None, str]:
-    """(path, why-not): the CLI from ``$env_var`` or ``local`` (what .ci/run installs), or None and one line."""
+def find_cli(name: str, env_var: str, local: Path, pinned: str, install_hint: str, *, timeout: float = 120,
+             env: dict[str, str] | None = None) -> tuple[str | None, str]:
+    """(path, why-not): the CLI from ``$env_var`` or ``local`` (what .ci/run installs), or None and one line.
+    Asked once per run; ``env`` is the environment its ``--version`` runs in (default: this process's)."""
     if name in _found:
         return _found[name]
     candidate = os.environ.get(env_var) or (str(local) if local.exists() else "")
@@ -48,7 +50,7 @@ def find_cli(name: str, env_var: str, local: Path, pinned: str, install_hint: st
         result = (None, f"{name} not installed (set {env_var} or run .ci/run to put it in {install_hint})")
     else:
         try:
-            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=120)
+            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=timeout, env=env)
             version = proc.stdout.strip()
             result = (candidate, "") if proc.returncode == 0 and version else (
                 None, f"{name} at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
@@ -58,6 +60,11 @@ def find_cli(name: str, env_var: str, local: Path, pinned: str, install_hint: st
             result = (None, f"{name} at {candidate} does not run: {exc}")
     _found[name] = result
     return result
+
+
+def cached(name: str) -> tuple[str | None, str] | None:
+    """What :func:`find_cli` said of ``name`` in this run, or None when nobody asked (and nothing is run)."""
+    return _found.get(name)
 
 
 def isolated_env(home: Path, tmp: Path, bin_dir: Path) -> dict[str, str]:

@@ -37,30 +37,15 @@ HOOK_LINE = re.compile(r"Hooks: (?P<event>[A-Za-z]+)(?::(?P<matcher>\S+))? \[(?P
 # PreCompact and SessionEnd are logged without a duration in 2.1.328.
 END_LINE = re.compile(r"\] (?P<event>[A-Za-z]+)(?::(?P<matcher>\S+))? \[(?P<cmd>.*?)\] completed with status (?P<status>-?\d+)")
 
-_cli_cache: dict[str, Any] = {}
+CLAUDE = "Claude Code CLI"
 
 
 def find_claude() -> tuple[str | None, str]:
-    """(path, why-not): the pinned CLI, or None and a one-line reason."""
-    if "result" in _cli_cache:
-        return _cli_cache["result"]
-    candidate = os.environ.get("MEMDOWN_E2E_CLAUDE") or (str(LOCAL_CLI) if LOCAL_CLI.exists() else "")
-    result: tuple[str | None, str]
-    if not candidate:
-        result = (None, f"Claude Code CLI not installed (set MEMDOWN_E2E_CLAUDE or run .ci/run to put it in {LOCAL_CLI.parent.parent.parent.relative_to(REPO)})")
-    else:
-        try:
-            proc = subprocess.run([candidate, "--version"], capture_output=True, text=True, timeout=60,
-                                  env={**os.environ, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
-            version = proc.stdout.strip()
-            result = (candidate, "") if proc.returncode == 0 and version else (
-                None, f"Claude Code CLI at {candidate} does not run: {(proc.stderr or proc.stdout).strip()[:120]}")
-            if result[0] and PINNED not in version:
-                print(f"note: e2e tests pin Claude Code {PINNED}, found {version}", file=sys.stderr)
-        except (OSError, subprocess.SubprocessError) as exc:
-            result = (None, f"Claude Code CLI at {candidate} does not run: {exc}")
-    _cli_cache["result"] = result
-    return result
+    """(path, why-not): the pinned CLI, or None and a one-line reason (the finder every client's suite uses)."""
+    from .agent_cli import find_cli  # at call time: agent_cli imports this module
+
+    return find_cli(CLAUDE, "MEMDOWN_E2E_CLAUDE", LOCAL_CLI, PINNED, ".e2e/claude-code", timeout=60,
+                    env={**os.environ, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +61,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Report every "no CLI" skip at one place, so `-ra` folds them into ONE line."""
     outcome = yield
     report = outcome.get_result()
-    _, why = find_claude() if "result" in _cli_cache else (None, "")
+    from .agent_cli import cached
+
+    _, why = cached(CLAUDE) or (None, "")
     if report.skipped and why and isinstance(report.longrepr, tuple) and report.longrepr[2].endswith(why):
         report.longrepr = (str(Path(__file__).relative_to(REPO)), 1, report.longrepr[2])
 
