@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import fsutil, paths
 from ...errors import InputFileError
-from .codex_setup import edit_settings, write_own_file
+from .codex_setup import OURS_PREFIX, edit_settings, memdown_program, write_own_file
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ CURSOR = (
 )
 HOOKS = {"copilot": COPILOT, "cursor": CURSOR}
 _COMMAND_KEY = {"copilot": "bash", "cursor": "command"}
-_OURS = re.compile(r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+) (?P<client>copilot|cursor)\s*$""")
+_OURS = re.compile(OURS_PREFIX + r" (?P<client>copilot|cursor)\s*$")
 
 
 @dataclass
@@ -78,14 +76,6 @@ def hooks_file(client: str, project: bool, start: Path | None = None) -> Path:
         base = paths.project_root(start) / ".github" if project else homes["copilot"]
         return base / "hooks" / "memdown.json"
     return (paths.project_root(start) / ".cursor" if project else homes["cursor"]) / "hooks.json"
-
-
-def memdown_program(project: bool) -> str:
-    """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH."""
-    if project:
-        return "memdown"
-    here = Path(sys.executable).parent / "memdown"
-    return str(here) if here.is_file() else shutil.which("memdown") or "memdown"
 
 
 def hook_command(client: str, project: bool, event: str) -> str:

@@ -39,7 +39,12 @@ EVENTS: dict[str, tuple[str | None, int]] = {
     "SessionEnd": (None, 5),
 }
 # memdown's own handler, whichever client's settings hold it (``gemini_setup`` shares this file's merge)
-_OURS = re.compile(r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+)(?: codex| gemini)?\s*$""")
+# A hook command memdown wrote: memdown (by a quoted or bare path, or on PATH) ``hook EVENT``; each setup adds the
+# client words it writes after it (``agent_hooks``: `` copilot``/`` cursor``)
+OURS_PREFIX = r"""^\s*(?:'[^']*/)?(?:"[^"]*/)?(?:\S*/)?memdown['"]? hook (?P<event>[A-Za-z]+)"""
+_OURS = re.compile(OURS_PREFIX + r"(?: codex| gemini)?\s*$")
+
+
 def recall_skill(label: str, client: str) -> tuple[str, str]:
     """(the ``memory-recall`` skill for ``client``, its mark): what ``memdown uninstall CLIENT`` may remove."""
     mark = f"<!-- memdown: the memory-recall skill for {label}; `memdown uninstall {client}` removes this file -->"
@@ -96,11 +101,15 @@ def hook_command(project: bool, event: str, suffix: str | None = None) -> str:
     but for PreToolUse (the guards answer in Codex's terms, hooks/pretool.py)."""
     if suffix is None:
         suffix = " codex" if event == "PreToolUse" else ""
+    return f"{shlex.quote(memdown_program(project))} hook {event}{suffix}"
+
+
+def memdown_program(project: bool) -> str:
+    """A user-level hook runs this memdown by its full path; a committed one runs the ``memdown`` on PATH."""
     if project:
-        return f"memdown hook {event}{suffix}"
+        return "memdown"
     here = Path(sys.executable).parent / "memdown"
-    found = str(here) if here.is_file() else shutil.which("memdown") or "memdown"
-    return f"{shlex.quote(found)} hook {event}{suffix}"
+    return str(here) if here.is_file() else shutil.which("memdown") or "memdown"
 
 
 def is_ours(handler: object, event: str | None = None) -> bool:
