@@ -113,7 +113,11 @@ def main(client: str = "") -> int:
             import json
 
             payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")
-            wire = client in ("copilot", "cursor", "gemini", "opencode")  # hooks.clientwire.CLIENTS, not imported when not asked
+            wire = False
+            if client:  # another client's hook: Claude Code's own path never loads the wire adapter
+                from .clientwire import CLIENTS
+
+                wire = client in CLIENTS
             if wire and isinstance(sent, dict):
                 from .clientwire import to_memdown
 
