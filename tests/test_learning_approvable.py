@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memdown.learning.approvable import discards, fix_discards, not_a_rule
+from memdown.config import load_config
+from memdown.learning import review
+from memdown.learning.approvable import discards, fix_discards, hold_reason, not_a_rule, order_for_now
 from memdown.signals.tool_patterns import failed
 from memdown.transcript.parser import ToolCall
-from test_learning_candidates import add, texts
+from test_learning_candidates import NOW, add, texts
 
 
 @pytest.mark.parametrize("command", ["rm .git/index.lock", "rm -f .claude/settings.local.json", "sudo rm x",
@@ -59,3 +61,67 @@ def test_a_call_the_user_interrupted_is_no_failure():
     assert not failed(call)
     call.result = "Exit code 1\nerror: pathspec 'x' did not match"
     assert failed(call)
+
+
+# Session 8: what was left on the real first screens (one-off orders, a decision written as a paragraph, a to-do
+# read as a memory request, an edit streak), in shapes and languages written for this test.
+@pytest.mark.parametrize("text", [
+    "这个方案可以。最好不要改后端的配置。或者让前端来做部署。我们单设一个仓库.",
+    "That setup is fine. Better not to touch the billing config, and keep the new backend services in their own private "
+    "repository instead.",
+])
+def test_a_decision_written_as_a_paragraph_is_no_rule(text):
+    assert not_a_rule(text) == "a paragraph, not one rule"
+
+
+@pytest.mark.parametrize("text", ["No, use pnpm. Not npm.", "Use pnpm, not npm.", "不要用 npm。用 pnpm。"])
+def test_a_short_rule_of_two_sentences_is_still_a_rule(text):
+    assert not_a_rule(text) == ""
+
+
+@pytest.mark.parametrize("text", ["DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "don't commit yet",
+                                  "sem código por enquanto", "先别提交", "pas encore de tests, on discute d'abord",
+                                  "とりあえず削除しないで"])
+def test_an_order_for_the_task_at_hand(text):
+    assert order_for_now(text)
+
+
+@pytest.mark.parametrize("text", ["never commit yet-unreviewed migrations", "以后先跑测试再提交", "don't use npm",
+                                  "Always plan only, never execute without asking"])
+def test_a_standing_rule_is_no_order_for_now(text):
+    assert not order_for_now(text)
+
+
+def test_what_the_queue_holds_has_a_reason(memory_root):
+    """Each kind of evidence is held with its own reason; a restated order and a plain rule stay candidates."""
+    add(memory_root, "correction", "DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "s1")
+    add(memory_root, "memory_request", "But remember to add a fade from the video to the old hero section", "s1")
+    add(memory_root, "correction", "Fine. Don't touch the billing config. Keep the new services in the api repo. "
+                                   "Deploy from the infra repo.", "s1")
+    add(memory_root, "correction", "don't use npm here, use pnpm", "s1")
+    for session in ("s1", "s2"):  # said in two sessions: a standing preference, not a one-off order
+        add(memory_root, "correction", "don't write code yet, plan the migration first", session)
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    shown = sorted(c.text for c in result.candidates)
+    assert len(shown) == 2 and any("pnpm" in t for t in shown) and any("plan the migration" in t for t in shown), shown
+    assert result.held_reasons == {"an order for the task at hand, said once": 1,
+                                   "a to-do for the task at hand, not something to keep": 1,
+                                   "a paragraph, not one rule": 1}, result.held_reasons
+    assert hold_reason("rule", "correction", "Plan only.", ["plan only"], 1, 3) == ""  # restated 3 times: shown
+
+
+def test_reflect_list_says_why_it_held_each_signal(memory_root):
+    """Never silent: `reflect list` prints each reason with its count, and --json carries them."""
+    from conftest import run_memdown
+
+    add(memory_root, "correction", "DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "s1")
+    add(memory_root, "memory_request", "But remember to add a fade from the video to the old hero section", "s1")
+    listed = run_memdown("reflect", "list", "--dir", str(memory_root))
+    assert "2 signal(s) held as evidence" in listed.stdout, listed.stdout + listed.stderr
+    assert "  1 an order for the task at hand, said once" in listed.stdout
+    assert "  1 a to-do for the task at hand, not something to keep" in listed.stdout
+    import json
+
+    data = json.loads(run_memdown("reflect", "list", "--json", "--dir", str(memory_root)).stdout)
+    assert data["held_reasons"] == {"an order for the task at hand, said once": 1,
+                                    "a to-do for the task at hand, not something to keep": 1}

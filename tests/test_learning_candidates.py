@@ -32,16 +32,19 @@ def test_one_session_of_mechanics_is_not_proposed(memory_root):
     assert texts(memory_root) == []
 
 
-def test_mechanics_recurring_across_sessions_on_a_project_file_is_proposed(memory_root):
+def test_an_edit_streak_is_held_with_its_reason_even_across_sessions(memory_root):
+    """Session 8: an edit streak seen in two sessions on a project file ("…needed 3 edits in a row: document
+    its conventions") was on a real first screen and nobody would approve it; it is evidence, with a reason."""
     add(memory_root, "multi_edit", "src/schema.py edited 4 times in a row", "s1", file="/work/proj/src/schema.py",
         attempts="4")
     add(memory_root, "multi_edit", "src/schema.py edited 3 times in a row", "s2", file="/work/proj/src/schema.py",
         attempts="3")
-    add(memory_root, "multi_edit", "/tmp/scratch.py edited 5 times in a row", "s1", file="/tmp/scratch.py")
-    add(memory_root, "multi_edit", "/tmp/scratch.py edited 5 times in a row", "s2", file="/tmp/scratch.py")
     for session in ("s1", "s2", "s3"):  # recurring, but pure tool mechanics: still no project fact
         add(memory_root, "failure", NOT_READ, session, tool="Edit", input="Edit: a.py", fix="Read: a.py, then Edit: a.py")
-    assert texts(memory_root) == ["/work/proj/src/schema.py needed 4 edits in a row: document its conventions."]
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert [c.text for c in result.candidates] == []
+    assert result.held_reasons.get("an edit streak: an observation about a file, not a rule") == 2, result.held_reasons
+    assert sum(result.held_reasons.values()) == result.held  # every held signal has a reason
 
 
 def test_real_failures_and_corrections_are_still_proposed(memory_root):

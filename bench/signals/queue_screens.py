@@ -38,6 +38,9 @@ def test_projects(shared: Path, min_prompts: int) -> list[str]:
     return sorted(repo for repo, n in counts.items() if n >= min_prompts)
 
 
+HELD: dict[str, dict[str, int]] = {}  # per project: why signals were held as evidence (reflect list's held_reasons)
+
+
 def first_screen(shared: Path, repo: str, screen: int) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="queue-", ignore_cleanup_errors=True) as tmp:
         project, home = Path(tmp) / "project", Path(tmp) / "home"
@@ -53,6 +56,7 @@ def first_screen(shared: Path, repo: str, screen: int) -> list[dict]:
             rows = json.loads(listing.stdout)
         except json.JSONDecodeError:
             return [{"error": listing.stderr.strip()[:200]}]
+        HELD[repo] = rows.get("held_reasons", {}) if isinstance(rows, dict) else {}
         rows = rows.get("candidates", rows) if isinstance(rows, dict) else rows
         return [{"id": r.get("id"), "type": r.get("type"), "rule": r.get("text"), "quotes": r.get("quotes", [])[:3],
                  "sessions": r.get("sessions")} for r in rows[:screen]]
@@ -99,6 +103,8 @@ def main() -> None:
         print(f"== {repo}: {len(rows)} candidate(s) on the first screen")
         for row in rows:
             print(f"  {row.get('id')} {row.get('type')} [{rule_key(row.get('rule') or '')}] {row.get('rule')!r}"[:300])
+        for reason, count in sorted(HELD.get(repo, {}).items(), key=lambda kv: -kv[1]):
+            print(f"  held: {count} {reason}")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,8 @@ def _print_review(review, data: dict) -> None:
     if data.get("held"):
         click.echo(f"{data['held']} signal(s) held as evidence: no rule a person would write as it stands "
                    "(memdown reflect list --all shows them).")
+        for reason, count in sorted(data.get("held_reasons", {}).items(), key=lambda kv: -kv[1]):
+            click.echo(f"  {count} {reason}")
 
 
 @reflect.command("show")

@@ -21,6 +21,7 @@ from ..signals.text import one_line
 from . import candidates as C
 from . import improvements, learnings, ledger, mistakes
 from . import promote as P
+from .approvable import hold_reason, not_a_rule
 
 AUTO = "auto: "
 RESTATED_FIRST = 3  # "a preference a user restated three times is shown at the top of the queue"
@@ -34,11 +35,12 @@ class Review:
     recovered: list[str] = field(default_factory=list)
     unapproved: list[dict] = field(default_factory=list)
     held: int = 0  # signals whose text is no rule a person would write: kept as evidence, not proposed
+    held_reasons: dict[str, int] = field(default_factory=dict)  # why, counted in signals (never silent)
 
     def to_dict(self) -> dict:
         return {"candidates": [c.to_dict() for c in self.candidates], "auto": self.auto,
                 "expired": self.expired, "recovered": self.recovered, "unapproved": self.unapproved,
-                "total": len(self.candidates), "held": self.held,
+                "total": len(self.candidates), "held": self.held, "held_reasons": self.held_reasons,
                 "summary_offered": len(self.candidates) > 10}
 
 
@@ -136,9 +138,10 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
     promoted = [item for item in ctx["learnings"] if item.status == "promoted"]
     for members in C.group(remaining, threshold):
         cand = C.build(members, consolidated)
-        if cand.kind == "rule" and cand.action == "promote" and not C.proposable_rule(cand.type, cand.text) \
-                or C.one_off(members):
-            review.held += len(members)  # evidence, not a rule a person would write (C.proposable_rule, C.one_off)
+        reason = held_reason(cand, members)
+        if reason:
+            review.held += len(members)
+            review.held_reasons[reason] = review.held_reasons.get(reason, 0) + len(members)
             continue
         review.candidates.append(cand)
     _flag_conflicts(review.candidates, promoted, ctx["claude"])
@@ -151,6 +154,20 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
         for lrn_id, sigs in bumps.items():
             _bump(root, lrn_id, sigs, by_id)
     return review
+
+
+def held_reason(cand: C.Candidate, members: list[Signal]) -> str:
+    """Why a group is kept as evidence rather than shown for review ('' when it is shown): an observation
+    seen once (``C.one_off``), a text that is no rule as written (``C.proposable_rule``), an edit streak,
+    a to-do or an order for the task at hand (``approvable.hold_reason``)."""
+    reason = C.one_off(members)
+    if reason:
+        return reason
+    if cand.kind == "rule" and cand.action == "promote" and not C.proposable_rule(cand.type, cand.text):
+        if not C.actionable(cand.text):
+            return "names nothing a rule could be about"
+        return not_a_rule(cand.text) or "a correction of one step, not worded as a rule"
+    return hold_reason(cand.kind, cand.type, cand.text, cand.quotes, cand.sessions, cand.restated)
 
 
 def _settle_duplicates(signals: list[Signal], ctx: dict, threshold: float, review: Review):

@@ -7,13 +7,24 @@
   parser (``shellcmd.command_views``: wrappers, ``bash -c``, ``&&`` chains), never by substring.
 * A rule holds no question: "…应该是和base一样吗？" and "我就是想问…" ask; the rule is in the answer.
 * A rule is one line a person reads at a glance: past ``MAX_RULE_CHARS`` it is a task, a spec or a pasted
-  message (a self-introduction taken as a memory request), kept as evidence.
+  message (a self-introduction taken as a memory request), kept as evidence; so is a paragraph (three
+  sentences, or two past ``PARAGRAPH_CHARS``): a decision written out, whose rule a person would still
+  have to find in it.
+
+Session 8 (``hold_reason``: every group kept off the queue gets a reason, counted by ``reflect list``):
+
+* An edit streak is an observation about one file, not a rule, however many sessions saw it.
+* "remember to add a transition effect…" is a to-do for this task, not something to keep.
+* An order for the task at hand, said once: "DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "no code yet",
+  "先别提交" — a time or task scope (yet, for now, this time, plan only, 先, 暂时…) and no standing word
+  (always, never, from now on, 以后, 每次, 再…). Restated in other prompts or sessions, it is a preference.
 """
 from __future__ import annotations
 
 import re
 
 MAX_RULE_CHARS = 200
+PARAGRAPH_CHARS = 120
 _REMOVES = frozenset({"rm", "rmdir", "unlink", "shred", "kill", "pkill", "killall", "taskkill"})
 _GIT_DISCARDS = frozenset({"git checkout", "git switch", "git restore", "git reset", "git clean", "git stash",
                            "git rm"})
@@ -54,10 +65,48 @@ def fix_discards(fix: str) -> str:
     return ""
 
 
+_SENTENCE_END = re.compile(r"[.!?;。！？；](?=\s|$|[^\x00-\x7f])")
+_TODO = re.compile(r"(?i)\b(?:remember|don'?t forget|do not forget) to\b|n'oublie pas de|no olvides|"
+                   r"não (?:se )?esque[çc]a de|non dimenticare di|не забудь|别忘了|別忘了|不要忘了|忘れずに")
+_FOR_NOW = re.compile(
+    r"(?i)\b(?:yet|for now|right now|for the moment|this time|at this point|today|tonight|until|any tasks?|"
+    r"(?:plan|define|read|analy[sz]e|discuss) only|only (?:plan|define|read|analy[sz]e|discuss)|"
+    r"pour (?:l'instant|le moment)|pas encore|ainda|por (?:enquanto|ahora|agora)|todav[ií]a|per ora|ancora|"
+    r"jeszcze|na razie|пока|ещё|chưa|tạm thời)\b|先(?!前)|暂时|暫時|这次|這次|目前|今は|とりあえず|まず|일단|우선|아직")
+_STANDING = re.compile(
+    r"(?i)\b(?:always|never|every ?time|each time|whenever|from now on|going forward|anymore|again|by default|"
+    r"in (?:this|our|the) (?:repo|repository|project|codebase)|toujours|jamais|désormais|siempre|nunca|sempre|"
+    r"mai più|zawsze|nigdy|всегда|никогда|впредь|luôn|không bao giờ)\b|"
+    r"以后|以後|每次|永远|永遠|一律|总是|總是|始终|始終|再|いつも|今後|常に|毎回|항상|앞으로|매번|절대")
+
+
 def not_a_rule(text: str) -> str:
     """Why a proposed rule's text is no rule a person could approve as written, or ''."""
     if len(text) > MAX_RULE_CHARS:
         return "longer than a rule"
     if _QUESTION.search(text):
         return "holds a question"
+    sentences = len([s for s in _SENTENCE_END.split(text) if len(s.strip()) >= 2])
+    if sentences >= 3 or sentences >= 2 and len(text) > PARAGRAPH_CHARS:
+        return "a paragraph, not one rule"
+    return ""
+
+
+def order_for_now(text: str) -> bool:
+    """An order scoped to the task at hand (yet, for now, plan only, 先…) with no standing word."""
+    return bool(_FOR_NOW.search(text)) and not _STANDING.search(text)
+
+
+def hold_reason(kind: str, type_: str, text: str, quotes: list[str], sessions: int, restated: int) -> str:
+    """Why a candidate (its kind, signal type, proposed text, its quotes, the sessions it was seen in and
+    how often the user restated it) is evidence rather than a rule a person would approve, or ''."""
+    if type_ == "multi_edit":
+        return "an edit streak: an observation about a file, not a rule"
+    if kind != "rule":
+        return ""
+    if type_ == "memory_request" and quotes and all(_TODO.search(q) for q in quotes):
+        return "a to-do for the task at hand, not something to keep"
+    if type_ in ("correction", "convention", "memory_request") and sessions < 2 and restated < 2 \
+            and any(order_for_now(q) for q in quotes or [text]):
+        return "an order for the task at hand, said once"
     return ""
