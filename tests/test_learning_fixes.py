@@ -32,6 +32,26 @@ def test_record_failure_is_redacted_and_respects_the_toggle(memory_root, monkeyp
     assert len(store.load(memory_root)) == 1
 
 
+def test_a_config_listing_in_the_error_text_is_read_before_its_lines_are_joined(memory_root):
+    """Issue #27: 11 of 17 committed misses came through the failure hook, whose excerpt joins the error's
+    lines (``a | b``) before the signal is redacted: a conf directive, a k8s name/value pair or an
+    OpenVPN auth file is no longer one. Mutation: drop ``redact_lines`` in ``record_failure`` -> red."""
+    from memdown.transcript.model import ToolCall
+
+    memory_root.mkdir(parents=True)
+    secrets = ["UWfsOJTFDQ74q", "wPkhdM99#6G5rfDL"]
+    error = (f"Exit code 1\nreplicaof 10.0.0.4 6379\nmasterauth {secrets[0]}\nenv:\n- name: DB_PASSWORD\n"
+             f"  value: \"{secrets[1]}\"\n- name: DB_HOST\n  value: db\n")
+    sig = record_failure(memory_root, load_config(memory_root), session_id="s1", tool_name="Bash",
+                         tool_input={"command": "./deploy.sh"}, error=error)
+    text = (memory_root / "signals").glob("*.md").__next__().read_text()
+    assert sig is not None and "replicaof 10.0.0.4 6379" in text and "DB_HOST" in text
+    assert not any(s in text for s in secrets), text
+    # the miner's excerpt of a failed call (repeated failures, the daily log) reads it the same way
+    excerpt = ToolCall("t1", "Bash", {"command": "./deploy.sh"}, result=error, is_error=True).error_excerpt()
+    assert "masterauth" in excerpt and not any(s in excerpt for s in secrets), excerpt
+
+
 def test_lookup_finds_a_reflexion_fix(memory_root):
     memory_root.mkdir(parents=True)
     (memory_root / "state").mkdir()

@@ -89,7 +89,9 @@ def record_failure(root: Path, config: Config, *, session_id: str, tool_name: st
         from ..redact.commands import redact_echoes  # a failure that echoes the command echoes its values too
 
         error = redact_echoes(error or "", tool_input["command"])
-    sig = Signal("failure", _excerpt(error), 1, session=session_id, transcript=transcript,
+    from ..redact import redact_lines  # the same reading as every recorded text, before the lines are joined
+
+    sig = Signal("failure", _excerpt(redact_lines(error or "", EXCERPT)), 1, session=session_id, transcript=transcript,
                  pattern="hook.tool-failure", tags=[t for t in (tool_name, head) if t],
                  extra={"tool": tool_name, "input": summary})
     return store.append(root, [sig])[0]

@@ -42,7 +42,7 @@ from .names import name_says_secret
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
 from .prose import find_prose
 
-__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact",
+__all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact", "redact_lines",
            "redact_structure", "enable_maintained_detectors"]
 
 
@@ -143,6 +143,15 @@ def redact(text: str) -> str:
     # secret gone they read as words: a second look at the commands keeps redact() idempotent.
     again = [s for s in find_command_lines(once) if not once.startswith(MARKER_PREFIX, s[1])]
     return _replaced(once, again) if again else once
+
+
+def redact_lines(text: str, limit: int) -> str:
+    """The start of ``text`` that a one-line excerpt of ``limit`` characters shows, redacted while it
+    still has its lines. A tool's error text is stored flattened (``a | b``); a config listing in it is
+    only recognizable line by line (``masterauth PW``, a k8s ``- name:``/``value:`` pair, an OpenVPN
+    auth file), so it is read, like every recorded text, by ``redact`` before its lines are joined."""
+    cut = text.find("\n", limit * 4)
+    return redact(text if cut < 0 else text[:cut])
 
 
 def _replaced(text: str, spans: list[Span]) -> str:

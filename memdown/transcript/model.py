@@ -33,8 +33,10 @@ class ToolCall:
         """The failure text on one line ('' when the call did not fail)."""
         if not self.is_error:
             return ""
+        from ..redact import redact_lines  # redacted with its lines: joined, a config listing is no longer one
+
         text = (self.result or "").replace("<tool_use_error>", "").replace("</tool_use_error>", "")
-        return C.one_line(text, limit) or "(no output)"
+        return C.one_line(redact_lines(text, limit), limit) or "(no output)"
 
 
 @dataclass
