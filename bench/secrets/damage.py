@@ -7,8 +7,9 @@ thinking, tool inputs and results), deduplicated per file. Each string is redact
 see neighbouring lines) and compared line by line. Repositories (``real/<owner-repo>``) are split
 in halves by ``sha256(name)``: ``tune`` to look at while changing rules, ``report`` for the figure.
 ``--sample N`` draws N changed lines at random (``--show`` prints them to label by hand:
-real secret / harmless / damaging). Labels live in ``damage_labels.jsonl`` as a line's hash and
-its label only: the third-party text is read in place, never copied into the repository.
+real secret / harmless / damaging). Labels live in ``damage_labels.jsonl`` (report half) and
+``damage_labels_tune.jsonl`` (tune half, session 8, with the damaging class) as a line's hash and its
+label only: the third-party text is read in place, never copied into the repository.
 """
 from __future__ import annotations
 
@@ -109,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", action="store_true")
     ap.add_argument("--dump", help="write every changed line to this JSONL (outside the repository)")
+    ap.add_argument("--labels", type=Path, default=LABELS, help="labels file (damage_labels_tune.jsonl: the tune half)")
     args = ap.parse_args(argv)
     if not TRANSCRIPTS.is_dir():
         print("../shared/transcripts is absent")
@@ -122,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.dump).write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in changed))
     if args.sample:
         labels = {}
-        if LABELS.exists():
-            for line in LABELS.read_text().splitlines():
+        if args.labels.exists():
+            for line in args.labels.read_text().splitlines():
                 row = json.loads(line)
                 labels[row["id"]] = row["label"]
         sample = random.Random(args.seed).sample(sorted(unique.values(), key=lambda c: c["id"]),
