@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from .names import name_parts, name_says_secret
+from .values import named_path
 
 MARK = "[REDACTED:arg]"
 _RUN = re.compile(r"[A-Za-z0-9]+")
@@ -94,14 +95,13 @@ def _cased_like_words(letters: str) -> bool:
 
 
 def _path_like(piece: str) -> bool:
-    """``/Users/x/L1NSPGH98NA168139--app/y``, ``/var/folders/tn/0h15r9x96q96h4l0dc6vqk500000gp/T``: a path
-    (no scheme, no ``@``) whose segments do not look generated."""
-    return "/" in piece and "://" not in piece and "@" not in piece and not _mixed_like_generated(piece)
+    """A path (no scheme, no ``@``) from a named root (``values.named_path``) or with no generated segment."""
+    return "/" in piece and "://" not in piece and "@" not in piece and (named_path(piece) or not _mixed_like_generated(piece))
 
 
 def _safe_piece(piece: str) -> bool:
     piece = _VARIABLE.sub("", _UUID.sub("", _HEX_LITERAL_WORD.sub("", piece)))
-    if _mixed_like_generated(piece):
+    if _mixed_like_generated(piece) and not named_path(piece):
         return False
     return all(word_like(run) for run in _RUN.findall(piece)) or _path_like(piece)
 

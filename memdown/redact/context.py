@@ -166,8 +166,8 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
             return None
         if code_like(value, text[m.end():m.end() + 1]):
             return None
-        if value[0] in "([{" and (value[0] == "(" or len(value) == 1):
-            return None  # KEYS=("a" "b") / PRIMARY_KEY={: a literal in code
+        if value[0] in "([{" and (value[0] == "(" or len(value) == 1 or value.startswith("[^")):
+            return None  # KEYS=("a" "b") / PRIMARY_KEY={: a literal in code; GH_PAT=[^"$]: a regex
     return ("env", m.start(name), m.end(name))
 
 
@@ -187,13 +187,15 @@ def _assign_kind(key: str) -> str:
 
 
 def _assignment(m: re.Match[str], text: str) -> Span | None:
+    from .names import name_says_secret
+
     found = _real_value(m)
     if found is None:
         return None
     name, value = found
     key, sep = m.group("key"), m.group("sep")
-    if key in ("PASS", "Pass"):
-        return None  # a test result ("PASS: bf16 …") or a word in prose; names.name_says_secret agrees
+    if name_says_secret(key) is None:
+        return None  # a test result ("PASS: bf16 …"), a name that merely holds a secret word
     quote = {"sq": "'", "dq": '"'}.get(name)
     if quote and not m.group("kq") and text[m.start("key") - 1:m.start("key")] == quote:
         return None  # prompt='Password: ' -- the literal's closing quote is not a value's opening one
@@ -287,15 +289,27 @@ _PROSE = re.compile(
 _STRONG_KEYS = re.compile(r"pass|pw|secret|private|signing|master|credential|auth", re.I)
 _TRAILING = ".,;:)]}>"
 def _prose(m: re.Match[str], text: str) -> Span | None:
+    from .entropy import written_by_a_person
+    from .names import names_an_id
+
     value = m.group("v").rstrip(_TRAILING)
     if value.strip("*_~`").rstrip(_TRAILING).isalpha():
         return None  # "**Credential Storage**": markdown emphasis around a word
     key = m.group("key")
     strong = bool(_STRONG_KEYS.search(key))
-    if not m.group("sep") and not m.group("phrase") and not strong:
+    # Key position (issue #27.6): a separator ("password: X", "the token is X") or the word right before
+    # the value ("password X"). "pass X" is the English verb ("these should pass `user.role`"), and
+    # "password from email using X" a sentence: neither is a key.
+    if not m.group("sep") and (m.group("phrase") or key.lower() == "pass"):
+        return None
+    word_before = text[max(0, m.start() - 40):m.start()].split()[-1:]
+    if word_before and names_an_id(word_before[0] + " " + key):
+        return None  # "File key: `…`", "the cache key: …": an id
+    if not m.group("sep") and not strong:
         # "key X" / "token X" with no "is"/":" -- only an unmistakable token counts
-        if not credential_like(value) or not (any(c.isdigit() for c in value) and len(value) >= 16):
-            return None
+        if not credential_like(value) or not (any(c.isdigit() for c in value) and len(value) >= 16) \
+                or written_by_a_person(value):
+            return None  # "changing the key `Llama-2-7b-chat-hf`": a name
     if not credential_like(value, strong=strong):
         return None
     return ("password" if "pass" in key.lower() or key.lower() in ("pw", "pwd") else "secret",

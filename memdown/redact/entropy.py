@@ -14,11 +14,12 @@ import math
 import re
 from collections import Counter
 
+from .names import key_before, name_says_secret, names_an_id
 from .patterns import Rule, Span
 from .values import name_like
 
 # A token may start with "-", "_", "+" or "/" (base64, a url-safe Fernet key); flags and paths are words.
-_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~])[A-Za-z0-9_\-+/][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~%])[A-Za-z0-9_\-+/][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
 _HEX = re.compile(r"(?<![A-Za-z0-9_\-])(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})(?![A-Za-z0-9_\-])")
 _ID_PREFIX = re.compile(r"^(?:[a-z]{2,12}_|chatcmpl-|sha\d*-|md5-)")
 _DIGEST_BEFORE = re.compile(r"(?i:sha\d*|md5|blake2b?|base64|integrity|hash|digest|checksum)[\-:=,]\s*$")
@@ -27,6 +28,7 @@ _HASH_WORD = re.compile(
     r"(?i:sha|hash|digest|checksum|commit|md5|integrity|etag|fingerprint|revision|\brev\b|object|blob|tree|"
     r"\bhead\b|merge|uuid|\bgit\b|cherry|build id|trace|span|request)"
 )
+_LOG_IN = re.compile(r"(?i)(?<!\S)(?:log|sign)[ -]?in(?!\S)")  # "use <hex> to log in": a phrase, never a name or path
 _WORD = re.compile(r"[a-z]{5,}|[A-Z][a-z]{3,}|[A-Z]{5,}")
 _ID_KEY_BEFORE = re.compile(
     r"(?i:id|uuid|sha\d*|hash|digest|path|file|name|url|etag|version|ref|node|checksum)[\"']?[ \t]*[:=][ \t]*[\"']?$"
@@ -96,6 +98,9 @@ def _token(m: re.Match[str], text: str) -> Span | None:
     before, after = _line_around(text, m.start(), m.end())
     if _DIGEST_BEFORE.search(before[-30:]) or _ID_KEY_BEFORE.search(before[-40:]) or _FILE_NAME_REST.match(after):
         return None
+    key = key_before(before)
+    if key and names_an_id(key):
+        return None  # fileKey="…", File key: `…`: an id under a key that names one
     return ("high_entropy", m.start(), m.end())
 
 
@@ -111,8 +116,9 @@ def _hex(m: re.Match[str], text: str) -> Span | None:
     near = _MARKER.sub("", before[-80:] + " " + after[:40])  # "[REDACTED:api_key]" is no cue: stay idempotent
     if _DIGEST_BEFORE.search(before[-30:]) or _HASH_WORD.search(near) or before.endswith("@"):
         return None  # uses: actions/create-github-app-token@<sha>: a pinned version
-    if not _CREDENTIAL_WORD.search(near):
-        return None
+    key = key_before(before)
+    if not (key and (name_says_secret(key) or _CREDENTIAL_WORD.search(key)) or _LOG_IN.search(near)):
+        return None  # in key position or "use … to log in" only: not a log id, a file name, a URL near "api"
     return ("hex_secret", m.start(), m.end())
 
 

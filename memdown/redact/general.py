@@ -36,6 +36,7 @@ _WORDISH = LazyPattern(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX_OR_UUID = LazyPattern(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
 _FILE_LIKE = LazyPattern(r"^[\w\-./]+\.(?:[a-z]{1,5})$|^v?\d+(?:\.\d+)+$")
+_NAMESPACED_DIGEST = LazyPattern(r"^(?:v\d{1,3}|sha\d{0,3}|md5|blake\w{0,3}|xxh\d{0,3}):(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
 def _classes(c: str) -> int:
@@ -84,6 +85,8 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
     if _FILE_LIKE.match(v) or _TEMPLATE.search(v) and _format_string(v):
         return False
     if strength == "weak":
+        if _NAMESPACED_DIGEST.match(v):
+            return False  # "key": "v2:<sha256>": a versioned content digest (a cache key), not a credential
         return " " not in v and (random_body(v, 12) or len(v) > 300)
     if len(v) < 4 or not any(c.isalnum() for c in v):
         return False
@@ -293,6 +296,8 @@ def _prefixed(m: re.Match[str], text: str) -> Span | None:
     token = m.group()
     if PATH_LIKE.match(token):
         return None
+    if _UUID.search(token) and not _CRED_PREFIX.search(token[:_UUID.search(token).start()]):
+        return None  # <uuid>-<timestamp>_Name.docx, agent-<uuid>: an id built from a uuid, cut anywhere
     # The regex takes the longest prefix; a uuid body ("api-<8>-<4>-…") needs a shorter one.
     # A body that starts with a word is not the random part yet (cube_sm_image_<random>).
     cuts = [i + 1 for i, c in enumerate(token[:40]) if c in "_-."]

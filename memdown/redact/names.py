@@ -4,10 +4,10 @@ One predicate, ``name_says_secret``, is shared by every rule that judges a value
 the name in front of it: config and env lines in any case (``DB_PW=``,
 ``session.salt:``, ``_auth=``), command-line flags (``-storepass``, ``--passphrase``),
 JSON keys (``{"pwd": …}`` in a tool input or an archived transcript) and kwargs.
-A name is split into parts (``_ - .`` and camelCase); a part that *is* or *ends in* a
-secret word counts, so ``storePassword``, ``PGPASSWORD``, ``signing_salt`` and
-``client-key-data`` do, while ``keyboard``, ``author``, ``tokenizer``,
-``max_tokens``, ``password_file`` and ``key_id`` do not.
+A name is split into parts (``_ - .`` and camelCase); its head, the last part (qualifiers
+like ``_PROD``, ``_2`` skipped), must *be* or *end in* a secret word, so ``storePassword``,
+``PGPASSWORD``, ``signing_salt`` and ``DB_PASSWORD_PROD`` do, while ``keyboard``, ``author``,
+``tokenizer``, ``max_tokens``, ``password_file``, ``key_id`` and ``SecretNamespace`` do not.
 
 ``strong`` names (password, secret, passphrase, salt, credential…) take any value
 that is data; ``weak`` names (key, token, auth) only values that look random,
@@ -20,7 +20,7 @@ import re
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _STRONG_ENDINGS = ("password", "passwd", "passphrase", "passcode", "secret", "credential", "credentials",
                    "storepass", "keypass", "salt", "pass", "pwd", "pw", "pword", "pswd")
-_STRONG_PARTS = frozenset(_STRONG_ENDINGS) | {"dsn", "privatekey", "secretkey"}
+_STRONG_PARTS = frozenset(_STRONG_ENDINGS) | {"dsn", "privatekey", "secretkey", "creds"}
 _WEAK_PARTS = frozenset({"key", "token", "auth", "apikey", "authkey", "accesskey", "authtoken", "pat",
                          "bearer", "cookie", "sessionid", "authorization"})
 _WEAK_ENDINGS = ("key", "token", "apikey", "authkey", "authtoken")
@@ -38,7 +38,7 @@ _NOT_SECRET_WORDS = frozenset(
     "keyboard keyword keywords monkey turkey hockey donkey keystroke keystrokes author authors authority "
     "authorize authorized tokenize tokenizer tokenizers tokenized passage passenger passing "
     "bypass compass passive passed passes overpass underpass surpass trespass "
-    "hotkey whiskey jockey keynote keypad keyring keychain keystore".split()
+    "hotkey whiskey jockey keynote keypad keyring keychain keystore pubkey publickey".split()
 )
 
 
@@ -57,25 +57,75 @@ _ID_KEY_QUALIFIERS = frozenset(
 )
 
 
+# Parts after the head noun that qualify it without changing what it names (DB_PASSWORD_PROD,
+# SECRET_2, password_confirmation, secret_key_base): skipped when looking for the head.
+_QUALIFIERS = frozenset(
+    "prod production dev development test testing staging stage stg local live qa uat ci sandbox demo "
+    "old new prev previous next current curr tmp temp default base value val str string raw plain plaintext "
+    "clear cleartext enc encrypted b64 base64 hex confirm confirmation confirmed again repeat repeated "
+    "override primary secondary backup main readonly ro rw admin root master env data".split()
+)
+
+
+def _part_strength(part: str, last: bool) -> str | None:
+    if part in _NOT_SECRET_WORDS or part == "pass" and not last:
+        return None  # pass_through_bwd, pass_rate: "pass" names a secret only at the end
+    if part in _STRONG_PARTS or (len(part) > 3 and part.endswith(_STRONG_ENDINGS) and
+                                 not part.endswith(("compass", "bypass", "surpass"))):
+        return "strong"
+    if part in _WEAK_PARTS or (part.endswith(_WEAK_ENDINGS) and len(part) > 5):
+        return "weak"
+    return None
+
+
 def name_says_secret(name: str) -> str | None:
-    """``"strong"``, ``"weak"`` or None for a config key, flag or JSON key."""
+    """``"strong"``, ``"weak"`` or None for a config key, flag or JSON key.
+
+    A compound name is about its head, its last part (qualifiers such as ``_PROD`` or ``_2``
+    skipped): ``DB_PASSWORD``, ``SECRET_KEY`` and ``adminPassword`` name a secret;
+    ``SecretNamespace``, ``KEY_CONSIDERED``, ``salt-handle`` and ``ResetPasswordDto`` name
+    something else that merely contains a secret word (issue #27.6). A weak head (``key``,
+    ``token``) after a strong part is strong: ``SECRET_KEY``, ``JWT_SECRET_KEY``."""
     parts = name_parts(name)
+    while len(parts) > 1 and (parts[-1] in _QUALIFIERS or parts[-1].isdigit() or len(parts[-1]) == 1):
+        parts = parts[:-1]
     if not parts or parts[-1] in NOT_SECRET_LAST:
         return None
     if parts[-1] == "key" and len(parts) > 1 and parts[-2] in _ID_KEY_QUALIFIERS:
         return None
     if name in ("PASS", "Pass"):
         return None  # a test result ("PASS: bf16 …"), a word in prose; a config key is "pass"
-    strength: str | None = None
-    for i, part in enumerate(parts):
-        if part in _NOT_SECRET_WORDS or part == "pass" and i < len(parts) - 1:
-            continue  # pass_through_bwd, pass_rate: "pass" names a secret only at the end
-        if part in _STRONG_PARTS or (len(part) > 3 and part.endswith(_STRONG_ENDINGS) and
-                                     not part.endswith(("compass", "bypass", "surpass"))):
-            return "strong"
-        if part in _WEAK_PARTS or (part.endswith(_WEAK_ENDINGS) and len(part) > 5 and part not in _NOT_SECRET_WORDS):
-            strength = "weak"
-    return strength
+    head = _part_strength(parts[-1], True)
+    if head == "weak" and any(_part_strength(p, False) == "strong" for p in parts[:-1]):
+        return "strong"
+    return head
+
+
+# Key position (issue #27.6): the text right before a value is a key and its separator -- an
+# assignment or colon label (``api_key = "``, ``"token": "``, ``new api creds: ```), a flag
+# (``--token ``, ``--token=``) -- not a word somewhere on the line. Each alternative is anchored
+# at the end of a short window and has no nested repetition: linear.
+_KEY_BEFORE = re.compile(
+    r"""(?:(?P<key>[A-Za-z_@$][\w.\-]{0,60})["'\]]?[ \t]*(?:=>|:=|=|:)"""
+    r"""|(?P<label>[A-Za-z][\w\-]{0,30}(?:[ \t][A-Za-z][\w\-]{0,30}){1,3})[ \t]*:"""
+    r"""|(?<![\w\-])(?P<flag>--?[A-Za-z][\w\-]{1,40})(?:[ \t]+|=))[ \t]*["'`]?$""")
+_ID_HEADS = frozenset("id ids uuid guid sha hash digest checksum etag ref node version path file name url uri "
+                      "fingerprint commit rev revision".split())
+
+
+def key_before(before: str) -> str | None:
+    """The key a value right after ``before`` sits under, or None when it is not in key position."""
+    m = _KEY_BEFORE.search(before[-80:])
+    if m is None:
+        return None
+    return m.group("key") or m.group("label") or m.group("flag").lstrip("-")
+
+
+def names_an_id(name: str) -> bool:
+    """``fileKey``, ``node_id``, ``commit sha``, ``File key``: a key under which a random value is an id."""
+    parts = name_parts(name)
+    return bool(parts) and (parts[-1] in _ID_HEADS or parts[-1] == "key" and len(parts) > 1
+                            and parts[-2] in _ID_KEY_QUALIFIERS)
 
 
 # --- "password" in other words and other languages ---------------------------------

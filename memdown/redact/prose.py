@@ -27,6 +27,8 @@ _NOT_DATA = LazyPattern(
 # digits only at its end, so a random value holding "=" (iup3x=z7c0, T530G=6bo) is not a pair.
 _KEY_VALUE = LazyPattern(r"(?:^|[&;?,])(?:[a-z_][a-z_.\-]{2,}|[A-Z][A-Z0-9]*_[A-Z_]*|[A-Z]{6,})[0-9]*=")
 _CALL = LazyPattern(r"^[A-Za-z_][\w.]*[(\[]|[()\[\]{}]")
+# Acronyms joined by hyphens: an algorithm or standard's name (HMAC-SHA256, AES-256-GCM, UTF-8), not a password.
+_ACRONYMS = LazyPattern(r"^(?:[A-Z]{2,8}\d*(?:-[A-Z]{2,8}\d*)+(?:-\d{1,4})?|[A-Z]{2,4}(?:-\d{1,4})+)$")
 _TRAILING = ".,;:)]}>!?"
 WINDOW = 80
 MAX_WORDS = 8
@@ -51,7 +53,7 @@ def _letters(word: str) -> bool:
 
 def _credential_token(tok: str) -> bool:
     if len(tok) < 6 or len(tok) > 128 or is_placeholder(tok) or _NOT_DATA.match(tok) or _CALL.search(tok) \
-            or code_like(tok, ""):
+            or code_like(tok, "") or _ACRONYMS.match(tok):
         return False
     has_alpha = any(c.isalpha() for c in tok)
     has_other = any(c.isdigit() or c in "!#$%&*+?@^~;|" for c in tok)  # hr_recruitment_x is a name
@@ -90,6 +92,7 @@ def find_prose(text: str) -> list[Span]:
             raw = tok.group()[lead:].rstrip("*_~")
             word = raw.rstrip(_TRAILING) if not raw.endswith(("!", "?")) or len(raw) < 7 \
                 else raw.rstrip(".,;:)]}>")
+            word = word.rstrip("*_~")  # "**Password Derivation**:": the emphasis closes before the colon
             if _letters(word.rstrip("!?")) or not word or word in ("=", ":", "-", "->", "=>", "—", "–"):
                 continue
             if word.startswith("[REDACTED"):

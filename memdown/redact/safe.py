@@ -28,10 +28,12 @@ _CONSTANT = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _GENERIC_TYPE = re.compile(r"([A-Za-z_]{3,})<([A-Za-z_]{3,})")  # z.infer<typeof
 _CALL = re.compile(r"^([A-Z][A-Z0-9\-]{2,})\(([a-z]{3,})[):,]")  # HMAC-SHA256(email:salt)
 _CALL_WORD = re.compile(r"[A-Z]{2,6}\d*")  # an algorithm's name: HMAC, SHA256, MD5
-_METHOD_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\((?:['\")]|[a-z]{3,}[\s,)])")
+_METHOD_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)*)\((?:['\")]|[a-z]{3,}[\s,)])")
 _HUMPED = re.compile(r"[a-z][A-Z]")
 _ELIDED = re.compile(r"(?<![A-Za-z0-9])xxx+(?![A-Za-z0-9])")  # name@sha256:xxx
 _OTHER_ASSIGNMENT = re.compile(r"^([a-z]+_[a-z_]+)=")  # include_attributes=True
+_SECRET_WORD = re.compile(r"(?i)^(?:password|passwort|passphrase|pass|pin|secret|token|key|credentials?)[.!,:]?$")
+_WORDS_GO_ON = re.compile(r"^ [a-z]{2,} [a-z(]")
 
 
 def _code_or_reference(value: str, after: str) -> bool:
@@ -50,8 +52,13 @@ def _code_or_reference(value: str, after: str) -> bool:
         return True  # "pass `include_attributes=True`": the verb, then an argument of another name
     method = _METHOD_CALL.match(value + after)
     if method and len(method[1]) >= 6 and ("." in method[1] or _HUMPED.search(method[1])) and \
-            name_like(method[1].split(".")[0]):
+            name_like(method[1].split(".")[0].rstrip("?!")):
         return True  # password = document.getElementById('password'); x = useCallback(async …)
+    words = value.split()
+    if len(words) >= 2 and all(w.rstrip(".!,:").isalpha() for w in words) and any(_SECRET_WORD.match(w) for w in words):
+        return True  # errors.password = 'Password is required': a message about the secret, not the secret
+    if value.isalpha() and value.islower() and len(value) < 12 and (after[:1] == ";" or _WORDS_GO_ON.match(after)):
+        return True  # request.token = jwt; (a variable), "Password = derived from email" (a sentence)
     if is_placeholder(value.rstrip(".…")) or _ELIDED.search(value) or value.startswith("\x1b"):
         return True  # newToken: 'undefined...'; "name@sha256:xxx"; PASS \x1b[39m: a colour code
     return value.isdigit() and len(value) <= 2  # journalctl -u 'unit@host:2': an instance number
@@ -59,6 +66,7 @@ def _code_or_reference(value: str, after: str) -> bool:
 
 _GO_PSEUDO_VERSION = re.compile(r"^v\d+\.\d+\.\d+-(?:[\w.]+\.)?\d{14}-[0-9a-f]{12}\b")
 _PUBLIC_KEY_BLOB = ("AAAAC3NzaC1", "AAAAB3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3")  # ssh-ed25519/rsa/ecdsa/dss
+_MANGLED = re.compile(r"^_{1,2}Z(?:T[hvVIS]|[NLS]|\d)")  # an Itanium C++ symbol: _ZThn16_NSt3__1…, _ZTv0_n24_…
 _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
 _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
@@ -89,7 +97,7 @@ def _known_generic(value: str) -> bool:
     """Shapes a generic token rule takes for random that are not secrets."""
     return bool(_UUID.match(value) or _GO_PSEUDO_VERSION.match(value) or _EXPORT_ID.match(value)) \
         or value.startswith(_PUBLIC_KEY_BLOB) \
-        or "_ZN" in value or _words_by_humps(value) or _ascending(value)
+        or "_ZN" in value or _MANGLED.match(value) or _words_by_humps(value) or _ascending(value)
 
 
 def known_safe(kind: str, value: str, after: str) -> bool:
@@ -104,9 +112,9 @@ def known_safe(kind: str, value: str, after: str) -> bool:
         return True  # /auth/forgot-password, /api/v1/token: a route or path of names
     if value[:1] in "?*&" and _NAME.match(value[1:]) and name_like(value[1:]):
         return True  # *details.CorrelationToken (Go), ${DB_PASSWORD:?set it}, ${X:-default} (shell)
-    if _TYPE.match(value) and name_like(value.rstrip("?")) and \
-            (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",")):
-        return True  # pass: String? = null, fun f(pass: String): a type annotation
+    if _TYPE.match(value) and (name_like(value.rstrip("?")) or after[:1] == ";" and _words_by_humps(value)) and \
+            (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",", ";")):
+        return True  # pass: String? = null, fun f(pass: String), credentials?: XCredentials;: a type
     if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")):
         return True  # auth.password, this.state.token: an attribute
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):

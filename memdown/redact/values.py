@@ -98,6 +98,14 @@ def name_like(ident: str) -> bool:
     return True
 
 
+def named_path(piece: str) -> bool:
+    """``/data/app/~~Lm5LxP-ZSZ6FcG==/com.app/lib``, ``/var/folders/tn/0h15r9x96q96h4l0dc6v/T``: a path from a
+    named root (its first two folders are names), whatever generated folder it holds further down."""
+    segments = piece.split("/")
+    return piece.startswith(("/", "~/", "./")) and len(segments) >= 4 and "://" not in piece and "@" not in piece \
+        and all(len(seg) >= 3 and name_like(seg) for seg in segments[1:3])
+
+
 IDENT_OR_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _PAIRS = {")": "(", "]": "[", "}": "{"}
 
