@@ -60,3 +60,77 @@ def test_a_credential_in_a_config_format_is_masked(fmt, shape):
 ])
 def test_config_shapes_without_a_credential_are_kept(text):
     assert redact(text) == text
+
+
+# --- listings: masked unless a known-safe shape (redact/listing.py) --------------------------------
+
+LISTINGS = {
+    "env": "APP_ENV=production\nDB_HOST=db\nDB_PASS={S}\nLOG_LEVEL=info\n",
+    "compose list": "    environment:\n      - POSTGRES_USER=app\n      - POSTGRES_PASSWORD={S}\n",
+    "yaml": "database:\n  host: db.internal\n  pass: {S}\n  pool: 5\n",
+    "ini": "[db]\nhost = db\npassword = {S}\n",
+    "toml": '[db]\nhost = "db"\nsecret = "{S}"\n',
+    "json": '{{\n  "user": "app",\n  "password": "{S}",\n  "port": 5432\n}}\n',
+    "php": "'db' => [\n    'user' => 'app',\n    'pass' => '{S}',\n],\n",
+    "properties": "app.db.user=shop\napp.db.password={S}\n",
+}
+
+
+def _dotted_secret(rng: random.Random) -> str:
+    """A generated password holding a dot before letters: shaped like a file name or an attribute
+    (``qvj2JwnPV.eu``), which the value rules kept as one."""
+    body = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(9))
+    return body[:3] + str(rng.randint(2, 9)) + rng.choice(string.ascii_uppercase) + body[3:6] + \
+        rng.choice(string.ascii_uppercase) + "." + "".join(rng.choice(string.ascii_lowercase) for _ in range(2))
+
+
+@pytest.mark.parametrize("fmt", sorted(LISTINGS))
+@pytest.mark.parametrize("shape", ["plain", "read result"])
+def test_a_credential_value_in_a_listing_is_masked_unless_a_safe_shape(fmt, shape):
+    """Mutation: ``config_value_safe`` returning True, or ``find_listing_values`` left out of
+    ``find_secrets``/``_find_raw`` -> red (the dotted passwords stay)."""
+    rng = random.Random(fmt + shape)
+    for _ in range(20):
+        secret = _dotted_secret(rng)
+        text = LISTINGS[fmt].format(S=secret)
+        out = redact(numbered(text) if shape != "plain" else text)
+        assert secret.split(".")[0][:7] not in out, out
+
+
+@pytest.mark.parametrize("value", ["${DB_PASSWORD}", "changeme", "<password>", "****", "8", "true", "/run/secrets/db",
+                                   "https://vault.example.com/v1/db", "self.password", "{", "fields.Char(",
+                                   "xxxx xxxx xxxx", "String", "getpass()", "settings.DB_PASS"])
+def test_a_safe_shape_under_a_credential_key_in_a_listing_is_kept(value):
+    text = f"[db]\nhost = db\npassword = {value}\nport = 5432\n"
+    assert redact(text) == text
+
+
+AUTH_FILES = {  # OpenVPN auth-user-pass: a user-name line, then a password line
+    "alone": "vpnuser\n{S}\n",
+    "after a comment": "# /etc/openvpn/auth.txt\nvpnuser\n{S}\n",
+    "in a prompt": "please use this:\nops.bot\n{S}\n\nthanks",
+    "in a fence": "Here it is:\n```\nvpnuser\n{S}\n```\nIt worked.",
+}
+
+
+@pytest.mark.parametrize("where", sorted(AUTH_FILES))
+def test_a_two_line_credential_file_loses_its_password_line(where):
+    """Mutation: ``_bare_secret`` returning False -> red."""
+    rng = random.Random(where)
+    for _ in range(20):
+        secret = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(rng.randint(11, 18)))
+        if not (any(c.isdigit() for c in secret) and any(c.isupper() for c in secret)):
+            continue
+        text = AUTH_FILES[where].format(S=secret)
+        assert secret not in redact(text) and secret not in redact(numbered(text))
+        assert "vpnuser" in redact(text) or "ops.bot" in redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "ubuntu\nip-10-0-1-23\n", "README.md\nsetup.py\n", "main\n4f3a2b1c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a\n",
+    "    try:\n        run()\n    except:\n        pass\n    finally:\n        close()\n",
+    "root\nweb-7d9f8b6c5-x2k4j\n", "deploy\nuser@example.com\n", "origin\nv1.2.3-rc1\n",
+    "Output:\nalice\nbob\ncarol\nWd8kP2mZq9Lx\n",  # one of a list of words, not a two-line file
+])
+def test_two_word_lines_that_are_no_credential_file_are_kept(text):
+    assert redact(text) == text

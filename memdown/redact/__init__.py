@@ -37,6 +37,7 @@ from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
 from .safe import known_safe
 from .idioms import IDIOM_RULES
+from .listing import KIND as LISTED, find_credential_pairs, find_listing_values
 from .multiline import NEXT_LINE_RULES, find_wrapped
 from .names import name_says_secret
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
@@ -93,7 +94,7 @@ def _token_spans(text: str) -> list[Span]:
 
 def _find_raw(text: str) -> list[Span]:
     return [(kind, start, end) for start, _p, end, kind in _scan(text, _RULES)] + find_prose(text) \
-        + find_url_segments(text)
+        + find_url_segments(text) + find_listing_values(text) + find_credential_pairs(text)
 
 
 def find_secrets(text: str) -> list[Span]:
@@ -107,7 +108,8 @@ def find_secrets(text: str) -> list[Span]:
     if not text:
         return []
     found = _scan(text, _RULES)
-    extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans) + find_command_lines(text)
+    extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans) + find_command_lines(text) \
+        + find_listing_values(text) + find_credential_pairs(text)
     extra += find_decoded(text, _find_raw) + find_numbered(text, _find_raw)
     own = len(extra)
     if _use_maintained:
@@ -115,8 +117,8 @@ def find_secrets(text: str) -> list[Span]:
     found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
               for i, (kind, start, end) in enumerate(extra)]
     # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
-    # A command's value ("arg") was judged by its shape and place already (redact.commands).
-    found = [f for f in found if f[1] < _CERTAIN or f[3] == "arg" or
+    # A command's value ("arg") or a config's (LISTED) was judged by its shape and place already.
+    found = [f for f in found if f[1] < _CERTAIN or f[3] in ("arg", LISTED) or
              not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24])]
     found.sort()
     maintained_priority = len(_RULES)

@@ -96,22 +96,22 @@ def _cased_like_words(letters: str) -> bool:
 
 def _path_like(piece: str) -> bool:
     """A path (no scheme, no ``@``) from a named root (``values.named_path``) or with no generated segment."""
-    return "/" in piece and "://" not in piece and "@" not in piece and (named_path(piece) or not _mixed_like_generated(piece))
+    return "/" in piece and "://" not in piece and "@" not in piece and (named_path(piece) or not mixed_like_generated(piece))
 
 
-def _safe_piece(piece: str) -> bool:
+def safe_piece(piece: str) -> bool:
     piece = _VARIABLE.sub("", _UUID.sub("", _HEX_LITERAL_WORD.sub("", piece)))
-    if _mixed_like_generated(piece) and not named_path(piece):
+    if mixed_like_generated(piece) and not named_path(piece):
         return False
     return all(word_like(run) for run in _RUN.findall(piece)) or _path_like(piece)
 
 
 def generated_like(piece: str) -> bool:
-    """A piece of 10 or more characters shaped like a generated password (``_mixed_like_generated``)."""
-    return len(piece) >= 10 and _mixed_like_generated(piece)
+    """A piece of 10 or more characters shaped like a generated password (``mixed_like_generated``)."""
+    return len(piece) >= 10 and mixed_like_generated(piece)
 
 
-def _mixed_like_generated(piece: str) -> bool:
+def mixed_like_generated(piece: str) -> bool:
     """Upper, lower and digits with three or more class switches (a lower letter before an upper one,
     a letter beside a digit) in at most four characters each: how generated passwords look
     (``I6l+0HYQKnv``), not ``Base64Encoder``, ``HTTP2Server`` or ``Python3.11``."""
@@ -128,17 +128,17 @@ def _mixed_like_generated(piece: str) -> bool:
 
 def _pieces_masked(value: str) -> str:
     """``value`` with each whitespace-separated piece that is not a safe shape replaced."""
-    if _safe_piece(value) and not ("=" in value and _secret_assignment(value)):
+    if safe_piece(value) and not ("=" in value and _secret_assignment(value)):
         return value
     return _PIECE.sub(lambda m: _piece_masked(m.group(0)), value)
 
 
 def _piece_masked(piece: str) -> str:
     """One piece: ``NAME=value`` keeps its name (the value judged, or masked when the name says secret)."""
-    if _safe_piece(piece) and not ("=" in piece and _secret_assignment(piece)):
+    if safe_piece(piece) and not ("=" in piece and _secret_assignment(piece)):
         return piece
     name, eq, value = piece.partition("=")
-    if eq and _NAME.fullmatch(name) and _safe_piece(name):  # not xjqIT8K6QEXM=@YiF7: a password with an "="
+    if eq and _NAME.fullmatch(name) and safe_piece(name):  # not xjqIT8K6QEXM=@YiF7: a password with an "="
         return f"{name}={_secret_value(value) if _names_secret(name.rsplit('.', 1)[-1]) else _piece_masked(value)}"
     return MARK
 
@@ -152,7 +152,7 @@ def _secret_assignment(piece: str) -> bool:
 def _secret_value(value: str) -> str:
     """A value in a secret's place: kept only when it names a variable (``$PW``) or is empty."""
     keep = not value or _VARIABLE.fullmatch(value) or _MARKER.fullmatch(value) or _PLACEHOLDER.fullmatch(value) \
-        or _REGEX.search(value) or _REFERENCE.fullmatch(value) and all(_safe_piece(p) for p in value.split("."))
+        or _REGEX.search(value) or _REFERENCE.fullmatch(value) and all(safe_piece(p) for p in value.split("."))
     return value if keep else MARK
 
 

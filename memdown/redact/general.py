@@ -73,6 +73,13 @@ def _format_string(v: str) -> bool:
     return len(rest) < 6 or " " in rest or bool(IDENT.match(rest)) and name_like(rest)
 
 
+def _generated_stem(value: str) -> bool:
+    """``qvj2JwnPV.eu``: a generated password with a dot, not a file name (``db_pass.txt``)."""
+    from .commands import mixed_like_generated
+
+    return mixed_like_generated(value)
+
+
 def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool:
     """Is ``value`` (after a secret name) data worth redacting?"""
     v = value.strip()
@@ -82,7 +89,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
         return False  # YAML tags, block scalars, anchors, flags
     if not quoted and code_like(v, after) and (after and after in "([{" or not _random_part(v)):
         return False  # win32api.RegOpenKeyEx is code; pat5ikqXf3Y9QxGtk.e568e6… is a token
-    if _FILE_LIKE.match(v) or _TEMPLATE.search(v) and _format_string(v):
+    if _FILE_LIKE.match(v) and not _generated_stem(v) or _TEMPLATE.search(v) and _format_string(v):
         return False
     if strength == "weak":
         if _NAMESPACED_DIGEST.match(v):

@@ -72,6 +72,12 @@ _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
 
 
+def _generated(value: str) -> bool:
+    from .commands import mixed_like_generated
+
+    return mixed_like_generated(value)  # qvj2JwnPV.eu: a password with a dot, not an attribute
+
+
 def _generated_free_url(value: str) -> bool:
     """sqlite:///./data/app.db, postgres://db:5432/app: a URL with no user, query or random segment."""
     from .commands import generated_like
@@ -115,7 +121,7 @@ def known_safe(kind: str, value: str, after: str) -> bool:
     if _TYPE.match(value) and (name_like(value.rstrip("?")) or after[:1] == ";" and _words_by_humps(value)) and \
             (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",", ";")):
         return True  # pass: String? = null, fun f(pass: String), credentials?: XCredentials;: a type
-    if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")):
+    if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")) and not _generated(value):
         return True  # auth.password, this.state.token: an attribute
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):
         return True  # **PASS: Functionality Validation**: a sentence goes on

@@ -13,7 +13,7 @@ MARKER_PREFIX = "[REDACTED:"
 _NULLISH = frozenset(
     "none null nil undefined true false yes no on off empty required optional "
     "str string bytes int integer bool boolean any secretstr include omit same-origin "
-    "await new yield lambda function async typeof not this self".split()
+    "await new yield lambda function async typeof not this self changeme changeit".split()
 )
 _REFERENCE = re.compile(
     r"""^(?:
@@ -140,7 +140,9 @@ def code_like(value: str, after: str) -> bool:
         return (prefix is not None and name_like(prefix.group())
                 and (balanced(value) or value[-1] in "([{" and after in ("'", '"')))
     if _DOTTED_IDENT.match(value):
-        return name_like(value)  # args.password, settings.SECRET_KEY
+        from .commands import mixed_like_generated  # qvj2JwnPV.eu: a password with a dot
+
+        return name_like(value) and not mixed_like_generated(value)  # args.password, settings.SECRET_KEY
     if IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
         # token = auth_token, this.sessionToken = sessionToken: a variable.
         return ("_" in value or not any(c.isdigit() for c in value)) and name_like(value)

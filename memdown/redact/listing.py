@@ -1,0 +1,163 @@
+"""Config and key/value listings keep what is known to be safe (issue #27 item 4).
+
+The rules of ``general``/``formats`` mask a value after a secret name when it *looks like* data, so
+a password shaped like a file name or an attribute (``POSTGRES_PASSWORD=qvj2JwnPV.eu``,
+``pass: Way93.ACgpl``) was kept. Where a text is recognizably a config (a line ``key = value``,
+``key: value``, ``KEY=value``, ``- KEY=value``, ``"key": "value",`` beside another such line or a
+``[section]`` / ``parent:`` header) the rule turns around, as for commands: a value under a key
+that names a credential is masked unless it is a known-safe shape (``config_value_safe``):
+empty, a placeholder or variable (``${VAR}``, ``changeme``, ``<password>``, ``****``), a number,
+a boolean, a path, a URL without userinfo, words (``kube-system``, ``hashed``, ``String``), a
+code reference of names (``self.password``, ``settings.DB_PASS``) or the key's own name.
+
+Credential files by their format (``find_credential_pairs``): an OpenVPN ``auth-user-pass`` file
+is a user-name line and a password line with nothing else on them, so two such one-word lines,
+alone between prose, blank lines, comments or a fence, lose the second one unless it is a safe shape
+(``commands``' judgement: word-like runs, paths, hex ids, versions). ``.pgpass``/netrc lines are
+read by ``general``/``context``.
+
+Line by line with anchored patterns (no backtracking across lines); lines over ``MAX_LINE`` are data.
+"""
+from __future__ import annotations
+
+import re
+
+from .names import name_says_secret
+from .patterns import Span
+from .values import PATH_LIKE, is_placeholder, name_like
+
+MAX_LINE = 2000
+KIND = "config"  # judged here already: find_secrets' known-safe filter leaves it alone
+_KV = re.compile(
+    r"""[ \t]*(?:-[ \t]+|export[ \t]+)?(?P<q>["']?)(?P<key>[A-Za-z_][\w.\-]{0,80})(?P=q)[ \t]*
+    (?P<sep>=>|:=|=|:)[ \t]*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`]*?))[ \t]*[,;]?[ \t]*\r?$""",
+    re.X,
+)
+_HEADER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-]{0,80}:|[{}\[\]],?)[ \t]*\r?$")
+_COMMENT = re.compile(r"[ \t]*(?:#|;|//|<!--)")
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?|[~^<>=v]{0,2}\d+(?:\.\d+)+(?:[-+][\w.]+)?")  # 8, 0.5, ^5.0.0
+_WORDS = re.compile(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*[?!]?")
+_OPENS = re.compile(r"[|>][-+]?|[A-Za-z_$][\w.$]*[{\[(]|[{\[(][ \t]*[}\])]?")  # `{`, `[]`, `fields.Char(`, `|`
+_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*)+")
+# A name in code: lower, UPPER_CASE or camelCase with humps of 3+ letters, digits only at its end (not vjd8STY).
+_CODE_NAME = re.compile(r"[a-z_$][a-z_$]*\d*|[A-Z][A-Z_]*\d*|[A-Za-z_$][a-z_$]*(?:[A-Z][a-z]{2,})+\d*")
+_CALL = re.compile(r"(?P<name>[A-Za-z_$][\w$.]*)[(\[].*[)\]]")
+_URL = re.compile(r"[a-z][a-z0-9+.\-]*://(?P<authority>[^/\s?#]*)")
+_ONE_WORD = re.compile(r"[ \t]*(?P<word>[!-~]{2,200})[ \t]*\r?")
+_USER = re.compile(r"[a-z][a-z0-9._@\-]{1,63}")
+_NOT_PASSWORD = re.compile(r"[(){}\[\]<>;,:'\"`$\\]|^[A-Za-z_]\w*=|^[-./@]")  # code, an assignment, a flag
+_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+_EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+
+
+def config_value_safe(value: str, key: str) -> bool:
+    """Is ``value`` under a credential ``key`` in a config a shape that is known not to be a secret?"""
+    from .commands import mixed_like_generated
+
+    v = value.strip()
+    if not v or any(c.isspace() for c in v) or _OPENS.fullmatch(v) or is_placeholder(v) or v.lower() == key.rsplit(".", 1)[-1].lower() or _NUMBER.fullmatch(v):
+        return True
+    if PATH_LIKE.match(v) or re.match(r"[A-Za-z]:\\", v):
+        return not any(mixed_like_generated(p) for p in re.split(r"[/\\]", v))
+    url = _URL.match(v)
+    if url:
+        return "@" not in url.group("authority")
+    if _WORDS.fullmatch(v):
+        return all(name_like(w) for w in re.split(r"[-_ ]", v.rstrip("?!")))
+    if _REFERENCE.fullmatch(v):  # self.password, settings.DB_PASS, Config::Secret: code names it
+        return all(_CODE_NAME.fullmatch(p) and name_like(p) for p in re.split(r"\?\.|\.|::|->", v))
+    call = _CALL.fullmatch(v)
+    return bool(call) and all(name_like(p) for p in call.group("name").split("."))  # getpass(), env["X"]
+
+
+def _kv(line: str) -> re.Match[str] | None:
+    return _KV.match(line) if len(line) <= MAX_LINE else None
+
+
+def _listing_line(line: str) -> bool:
+    return bool(line.strip()) and (_kv(line) is not None or _HEADER.match(line) is not None)
+
+
+def find_listing_values(text: str) -> list[Span]:
+    """``("config", start, end)`` for each credential value of a key/value listing that is not a safe shape."""
+    if "=" not in text and ":" not in text:
+        return []
+    lines = text.split("\n")
+    spans: list[Span] = []
+    pos = 0
+    starts = []
+    for line in lines:
+        starts.append(pos)
+        pos += len(line) + 1
+    for i, line in enumerate(lines):
+        m = _kv(line)
+        if m is None:
+            continue
+        value_group = next((g for g in ("dq", "sq", "bare") if m.group(g) is not None), None)
+        if value_group is None or not m.group(value_group):
+            continue
+        strength = name_says_secret(m.group("key"))
+        if strength is None or not _in_listing(lines, i):
+            continue
+        value = m.group(value_group)
+        if value.startswith("[REDACTED:") or config_value_safe(value, m.group("key")):
+            continue
+        if strength == "weak" and _weak_value_safe(value):
+            continue
+        spans.append((KIND, starts[i] + m.start(value_group), starts[i] + m.end(value_group)))
+    return spans
+
+
+def _weak_value_safe(value: str) -> bool:
+    """A weak name (``key``, ``token``, ``auth``) keeps word-like values: ``sort_key: created_at``."""
+    from .commands import safe_piece
+
+    return " " in value or safe_piece(value)
+
+
+def _in_listing(lines: list[str], i: int) -> bool:
+    """The nearest line above or below (past blanks and comments, within three lines) is a listing line."""
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines) and abs(j - i) <= 3 and (not lines[j].strip() or _COMMENT.match(lines[j])):
+            j += step
+        if 0 <= j < len(lines) and abs(j - i) <= 3 and _listing_line(lines[j]):
+            return True
+    return False
+
+
+def find_credential_pairs(text: str) -> list[Span]:
+    """An ``auth-user-pass`` file: a user-name line, then a password line, alone in their block (the text's
+    start or end, a blank line, a comment, a code fence, or a sentence ending in ``:`` around them)."""
+    if "\n" not in text:
+        return []
+    lines = text.split("\n")
+    spans: list[Span] = []
+    pos = 0
+    for i, line in enumerate(lines):
+        start, pos = pos, pos + len(line) + 1
+        if i == 0 or len(line) > 300 or not _boundary(lines, i - 2, before=True) or not _boundary(lines, i + 1):
+            continue
+        user, secret = _ONE_WORD.fullmatch(lines[i - 1]), _ONE_WORD.fullmatch(line)
+        if user and secret and _USER.fullmatch(user.group("word")) and _bare_secret(secret.group("word")):
+            spans.append((KIND, start + secret.start("word"), start + secret.end("word")))
+    return spans
+
+
+def _boundary(lines: list[str], j: int, before: bool = False) -> bool:
+    if j < 0 or j >= len(lines) or not lines[j].strip() or _COMMENT.match(lines[j]) or _FENCE.match(lines[j]):
+        return True
+    return before and " " in lines[j].strip() and lines[j].rstrip().endswith(":")  # "here it is:"
+
+
+def _bare_secret(word: str) -> bool:
+    """A word alone on its line after a user name that is no known-safe shape."""
+    from .commands import safe_piece
+    from .entropy import written_by_a_person
+
+    if _NOT_PASSWORD.search(word) or is_placeholder(word) or len(word) < 6:
+        return False
+    if PATH_LIKE.match(word) or _EMAIL.fullmatch(word) or "://" in word:
+        return False
+    mixed = any(c.isupper() for c in word) and any(c.islower() for c in word) and any(c.isdigit() for c in word)
+    return mixed or not safe_piece(word) or not written_by_a_person(word) or any(c in word for c in "!#$%*+=@^&")
