@@ -27,14 +27,13 @@ from __future__ import annotations
 import re
 
 from .names import name_parts, name_says_secret
-from .values import named_path
+from .values import mixed_like_generated, named_path
 
 MARK = "[REDACTED:arg]"
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _WORDLIKE = re.compile(r"[a-z]+\d{0,4}|[A-Z]+\d{0,4}|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*)*\d{0,4}|\d+")
 _INNER_DIGITS = re.compile(r"([a-z]+)(\d+)([a-z]+)\d*")
 _HEX = re.compile(r"[0-9a-f]+")
-_NAME_SEPARATORS = re.compile(r"[/._\\-]+")
 _HEX_LITERAL = re.compile(r"0x[0-9a-fA-F]{1,16}")
 _HEX_LITERAL_WORD = re.compile(r"\b0x[0-9a-fA-F]{1,16}\b")  # gpg --recv-keys 0xABCDEF12
 _GROUPS = re.compile(r"[A-Za-z]+|\d+")
@@ -109,21 +108,6 @@ def safe_piece(piece: str) -> bool:
 def generated_like(piece: str) -> bool:
     """A piece of 10 or more characters shaped like a generated password (``mixed_like_generated``)."""
     return len(piece) >= 10 and mixed_like_generated(piece)
-
-
-def mixed_like_generated(piece: str) -> bool:
-    """Upper, lower and digits with three or more class switches (a lower letter before an upper one,
-    a letter beside a digit) in at most four characters each: how generated passwords look
-    (``I6l+0HYQKnv``), not ``Base64Encoder``, ``HTTP2Server`` or ``Python3.11``."""
-    for part in _NAME_SEPARATORS.split(piece):  # judged between the separators of paths and names
-        chars = "".join(_RUN.findall(part))
-        if not (any(c.isupper() for c in chars) and any(c.islower() for c in chars) and any(c.isdigit() for c in chars)):
-            continue
-        digit_switches = sum(1 for a, b in zip(chars, chars[1:]) if a.isdigit() != b.isdigit())
-        switches = digit_switches + sum(1 for a, b in zip(chars, chars[1:]) if a.islower() and b.isupper())
-        if switches >= 3 and digit_switches >= 2 and 4 * switches >= len(chars):  # not EchoMimicV2
-            return True
-    return False
 
 
 def _pieces_masked(value: str) -> str:

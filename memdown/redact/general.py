@@ -75,7 +75,7 @@ def _format_string(v: str) -> bool:
 
 def _generated_stem(value: str) -> bool:
     """``qvj2JwnPV.eu``: a generated password with a dot, not a file name (``db_pass.txt``)."""
-    from .commands import mixed_like_generated
+    from .values import mixed_like_generated
 
     return mixed_like_generated(value)
 

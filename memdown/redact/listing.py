@@ -52,7 +52,7 @@ _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 
 def config_value_safe(value: str, key: str) -> bool:
     """Is ``value`` under a credential ``key`` in a config a shape that is known not to be a secret?"""
-    from .commands import mixed_like_generated
+    from .values import mixed_like_generated
 
     v = value.strip()
     if not v or any(c.isspace() for c in v) or _OPENS.fullmatch(v) or is_placeholder(v) or v.lower() == key.rsplit(".", 1)[-1].lower() or _NUMBER.fullmatch(v):

@@ -73,7 +73,7 @@ _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
 
 
 def _generated(value: str) -> bool:
-    from .commands import mixed_like_generated
+    from .values import mixed_like_generated
 
     return mixed_like_generated(value)  # qvj2JwnPV.eu: a password with a dot, not an attribute
 

@@ -140,9 +140,7 @@ def code_like(value: str, after: str) -> bool:
         return (prefix is not None and name_like(prefix.group())
                 and (balanced(value) or value[-1] in "([{" and after in ("'", '"')))
     if _DOTTED_IDENT.match(value):
-        from .commands import mixed_like_generated  # qvj2JwnPV.eu: a password with a dot
-
-        return name_like(value) and not mixed_like_generated(value)  # args.password, settings.SECRET_KEY
+        return name_like(value) and not mixed_like_generated(value)  # not qvj2JwnPV.eu: a password with a dot  # args.password, settings.SECRET_KEY
     if IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
         # token = auth_token, this.sessionToken = sessionToken: a variable.
         return ("_" in value or not any(c.isdigit() for c in value)) and name_like(value)
@@ -166,3 +164,22 @@ def credential_like(value: str, strong: bool = False) -> bool:
         return has_digit or has_symbol
     return (has_digit and has_upper and has_lower and len(v) >= 12) or (
         has_symbol and has_digit) or (has_digit and len(v) >= 20)
+
+
+_NAME_SEPARATORS = re.compile(r"[/._\\-]+")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
+def mixed_like_generated(piece: str) -> bool:
+    """Upper, lower and digits with three or more class switches (a lower letter before an upper one,
+    a letter beside a digit) in at most four characters each: how generated passwords look
+    (``I6l+0HYQKnv``), not ``Base64Encoder``, ``HTTP2Server`` or ``Python3.11``."""
+    for part in _NAME_SEPARATORS.split(piece):  # judged between the separators of paths and names
+        chars = "".join(_ALNUM_RUN.findall(part))
+        if not (any(c.isupper() for c in chars) and any(c.islower() for c in chars) and any(c.isdigit() for c in chars)):
+            continue
+        digit_switches = sum(1 for a, b in zip(chars, chars[1:]) if a.isdigit() != b.isdigit())
+        switches = digit_switches + sum(1 for a, b in zip(chars, chars[1:]) if a.islower() and b.isupper())
+        if switches >= 3 and digit_switches >= 2 and 4 * switches >= len(chars):  # not EchoMimicV2
+            return True
+    return False
