@@ -48,8 +48,17 @@ SEQUENCES = LazyPattern(
 INTRODUCERS = LazyPattern(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
 # Every other control: C0 but tab and newline (a CR only before a newline survives a write), DEL, C1.
 _LEFT_OVER = LazyPattern(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
-# What a print escapes: every control character but tab and newline.
-_SHOWN = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Format characters (Unicode Cf) a terminal lays out without showing: bidi embeddings, overrides, isolates and
+# marks reorder the line around them (Trojan Source: "\u202e" makes `evil` read `live`), and zero-width spaces,
+# word joiners, invisible operators, BOMs, tag characters and the soft hyphen hide text. The zero-width
+# (non-)joiners U+200C/U+200D stay: Persian, Indic scripts and emoji sequences need them and they move nothing.
+# Line and paragraph separators end a line for some terminals. tests/attack/test_terminal_format.py walks
+# every Cf code point of the running Python.
+FORMAT = ("\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e\u200f\u2028-\u202e"
+          "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+          "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# What a print escapes: every control character but tab and newline, and the format characters above.
+_SHOWN = LazyPattern("[\x00-\x08\x0b-\x1f\x7f-\x9f" + FORMAT + "]")
 
 
 def _plain(text: str) -> bool:
@@ -65,10 +74,20 @@ def strip(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with every control character but tab and newline shown as ``\\uXXXX``; nothing else changes."""
+    """``text`` with every control character but tab and newline, and every format character that reorders or
+    hides text (``FORMAT``), shown as ``\\uXXXX``; nothing else changes."""
     if _plain(text):
         return text
-    return _SHOWN.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return _SHOWN.sub(_escaped, text)
+
+
+def _escaped(match: Any) -> str:
+    """One character as JSON writes it: ``\\uXXXX``, a surrogate pair above U+FFFF (JSON stays JSON)."""
+    code = ord(match.group(0))
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 class InertStream(io.TextIOBase):
