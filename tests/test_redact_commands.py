@@ -112,3 +112,23 @@ def test_ordinary_text_with_commands_stays(text: str) -> None:
     from memdown.redact import redact
 
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("command", [
+    "ldappasswd -x -D cn=admin,dc=corp -W -s {pw} uid=jdoe",  # a password letter: kept as a "glob" before
+    "sshpass -p {pw} ssh deploy@host",
+    "lftp -u uploader,{pw} sftp://files.example.org",  # the user part ends at the first separator
+    "smbclient //srv/share -U bob%{pw}",
+    "curl -u bob:{pw} https://api.example.com",
+])
+def test_a_password_holding_glob_or_separator_characters_is_masked_whole(command: str) -> None:
+    """A password with ``*``/``?`` after a program's password letter was kept as a file glob
+    (``_weak_flag_keeps`` judged every flag not strongly named), and ``user,pw`` lost only what
+    follows the pw's own ``%``. Mutations: ``!= "weak"`` back to ``== "strong"``, or the separators
+    tried in a fixed order -> red."""
+    rng = random.Random(command)
+    for _ in range(30):
+        body = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(12))
+        pw = body[:4] + rng.choice("*?%:,") + body[4:8] + rng.choice("*%!") + body[8:]
+        shown = redact_command(command.format(pw=pw))
+        assert all(piece not in shown for piece in (body[:4], body[4:8], body[8:])), shown

@@ -220,8 +220,8 @@ def _weak_flag_keeps(flag: str, value: str) -> bool:
     """After a flag named by a weak word (``--recv-keys``, ``--key``; not ``--api-key``'s ``API``), a
     number, a hex literal or a file is no secret: ``gpg --recv-keys 0xABCDEF12``, ``sort --key 2``."""
     name = flag.lstrip("-")
-    if not flag.startswith("-") or name_says_secret(name) == "strong":
-        return False
+    if not flag.startswith("-") or name_says_secret(name) != "weak":
+        return False  # a program's password letter (ldappasswd -s 'a*b') keeps nothing, not even a "glob"
     return value.isdigit() or _HEX_LITERAL.fullmatch(value) is not None or _file_like(value)
 
 
@@ -262,10 +262,9 @@ def _secret_position(prog: str, args: list[str], index: int) -> bool:
 def _after_colon(value: str) -> str:
     if "[REDACTED:" in value:
         return value  # already redacted (bob%[REDACTED:arg]): idempotent
-    for sep in (":", "%", ","):  # curl -u user:pw, smbclient -U user%pw, lftp -u user,pw
-        user, found, secret = value.partition(sep)
-        if found:
-            return f"{user}{sep}{_secret_value(secret)}"
+    at = min((i for i in map(value.find, ":%,") if i >= 0), default=-1)  # the first: pw may hold the others
+    if at >= 0:  # curl -u user:pw, smbclient -U user%pw, lftp -u user,pw
+        return f"{value[:at + 1]}{_secret_value(value[at + 1:])}"
     return _pieces_masked(value)
 
 
