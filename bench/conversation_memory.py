@@ -77,10 +77,10 @@ def _capture_all(root: Path, items: list[tuple[str, Path]], config) -> dict:
     return summary
 
 
-def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "", embedder=None,
-                 shared: frozenset[str] | None = None):
-    """Capture every transcript into a scratch memory (once per input set) and index it."""
-    from memdown.api import Memory
+def capture_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "",
+                   shared: frozenset[str] | None = None):
+    """(root, captured summary, config): every transcript captured into a scratch memory, once per input
+    set and capture code; not indexed (memsearch's side reads the same ``memory/`` folder without memdown's index)."""
     from memdown.config import coerce, load_config
     items = transcripts(with_real, only, shared)
     config = load_config(None)
@@ -96,11 +96,18 @@ def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WOR
     ident = hashlib.sha1(json.dumps(built).encode()).hexdigest()[:8]
     root = work / f"conversations-{stamp}-{ident}" / ".memdown"
     marker = root / "captured.json"
-    started = time.perf_counter()
     if not marker.is_file():
         shutil.rmtree(root.parent, ignore_errors=True)
         marker.write_text(json.dumps(_capture_all(root, items, config)))
-    captured = json.loads(marker.read_text())
+    return root, json.loads(marker.read_text()), config
+
+
+def build_memory(with_real: bool, overrides: dict[str, str], *, work: Path = WORK, only: str = "", embedder=None,
+                 shared: frozenset[str] | None = None):
+    """Capture every transcript into a scratch memory (once per input set) and index it."""
+    from memdown.api import Memory
+    started = time.perf_counter()
+    root, captured, config = capture_memory(with_real, overrides, work=work, only=only, shared=shared)
     capture_s = time.perf_counter() - started
     mem = Memory(root, config=config, embedder=embedder)
     report = mem.index()

@@ -46,8 +46,8 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("MEMDOWN_HOME", str(WORK / "home"))
 os.environ.setdefault("LANCEDB_LOG", "error")
 sys.path.insert(0, str(HERE))
-from conversation_memory import (  # noqa: E402,F401  (SHARED, build_memory, _capture_all: other benches take them from here)
-    SHARED, _capture_all, build_memory, transcripts,
+from conversation_memory import (  # noqa: E402,F401  (SHARED, build_memory, capture_memory, _capture_all: other benches take them from here)
+    SHARED, _capture_all, build_memory, capture_memory, transcripts,
 )
 
 MODES = ("hybrid", "vector", "text")
