@@ -50,3 +50,13 @@ def test_a_weight_scales_a_list_and_empty_or_one_score_lists_are_fine() -> None:
     text = [Unit("t", score=2.0), Unit("u", score=1.0)]
     vector = [Unit("v", score=0.9), Unit("u", score=0.1)]
     assert fusion.fuse([text, vector], [1.0, 0.3], "q")[0].id == "t"  # the down-weighted list's leader counts 0.3
+
+
+def test_the_english_model_s_list_counts_less_on_a_question_it_cannot_read() -> None:
+    english = "why did the deploy fail after the version bump"
+    assert fusion.vector_weight(english, True, known_share=0.9) == fusion.VECTOR_WEIGHT
+    # French or Portuguese in Latin letters: few words the English model knows whole.
+    french = "pourquoi le déploiement a planté après le bump de version"
+    assert fusion.vector_weight(french, True, known_share=0.5) == fusion.NON_LATIN_VECTOR_WEIGHT
+    assert fusion.vector_weight("почему упал деплой", True, known_share=1.0) == fusion.NON_LATIN_VECTOR_WEIGHT
+    assert fusion.vector_weight(french, False, known_share=0.5) == fusion.VECTOR_WEIGHT  # a multilingual model

@@ -9,7 +9,9 @@ import pytest
 from conftest import FakeEmbedder
 from memdown import paths
 from memdown.api import Memory
+from memdown.index.embedder import known_word_share
 from memdown.index.textprep import fts_config_id, fts_extra, fts_query
+from memdown.services.recall import fusion
 from memdown.services.recall.sequence import asks_what_came_next
 
 DAY = """\
@@ -86,6 +88,27 @@ def test_query_and_text_get_the_same_terms() -> None:
     assert {"srcconstantsctats", "ctats"} <= set(fts_extra("src/constants/cta.ts"))
     assert fts_query("plain words") == "plain words"
     assert "v3" in fts_config_id()  # a changed tokenization is a new index identity: old indexes rebuild
+
+
+@pytest.mark.parametrize("query, english", [
+    ("why did the container keep restarting after we changed the healthcheck?", True),
+    ("where do we keep the notes about the release process", True),
+    ("pourquoi le conteneur redémarrait sans cesse après le changement du healthcheck ?", False),
+    ("onde guardamos as anotações sobre o processo de publicação?", False),
+    ("¿por qué el contenedor se reiniciaba después de cambiar la comprobación?", False),
+])
+def test_the_packaged_model_knows_english_words_whole_and_not_romance_ones(query: str, english: bool) -> None:
+    # Its own vocabulary, normalizer and word splitter: the accents it strips do not make French English.
+    assert (known_word_share(query) >= fusion.KNOWN_WORDS_MIN) is english, known_word_share(query)
+
+
+def test_hybrid_search_weighs_the_vector_list_by_what_the_model_can_read(mem: Memory, monkeypatch) -> None:
+    seen: list[float] = []
+    weigh = fusion.vector_weight
+    monkeypatch.setattr(fusion, "vector_weight", lambda q, e=True, s=1.0: seen.append(s) or weigh(q, e, s))
+    mem.search("pourquoi le déploiement a planté après la montée de version ?", k=3, mode="hybrid")
+    mem.search("why did the deploy fail after the version bump?", k=3, mode="hybrid")
+    assert seen[0] < fusion.KNOWN_WORDS_MIN <= seen[1], seen
 
 
 @pytest.mark.parametrize("query", [

