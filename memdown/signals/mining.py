@@ -143,10 +143,7 @@ def _restated(root: Path, session_id: str, transcript: str, prompts: list[tuple[
 
     restated.record(root, [{"session": session_id, "turn": uuid, "seen": when, "transcript": transcript, "text": text}
                            for uuid, text, _said, when in prompts if text and not should_skip(text)])
-    new, updates = restated.restated_signals(root)
-    if updates:
-        store.update(root, updates, only_if_status=store.ACTIVE)
-    return store.append(root, new) if new else []
+    return restated.refile(root)
 
 
 # id(ToolCall) → its turn's timestamp, for the calls of the mining in progress (cleared as each starts).

@@ -98,7 +98,46 @@ def drop(root: Path, turns: set[str], sessions: set[str], phrases: set[str]) -> 
             kept.append(line)
         if len(kept) != len(lines):
             fsutil.atomic_write_text(path, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
+            refile(root)
     return len(lines) - len(kept)
+
+
+def refile(root: Path) -> list[Signal]:
+    """What the kept prompts restate, filed as after a mining (new signals, grown counts): ``forget`` dropped
+    the signals that quoted a forgotten prompt; a preference the other prompts still restate comes back in
+    their words only. The caller holds the mining lock."""
+    new, updates = restated_signals(root)
+    if updates:
+        store.update(root, updates, only_if_status=store.ACTIVE)
+    return store.append(root, new) if new else []
+
+
+def drawing_on(root: Path, turns: set[str], sessions: set[str]) -> set[str]:
+    """Ids of the repetition signals that quote a kept prompt of these turns or sessions. ``memdown forget``
+    drops them whole, as any signal quoting a forgotten turn: a signal is anchored at its first prompt only,
+    but its ``restated_as`` holds every prompt's words. The next mining files the preference again from the
+    prompts left, if they still restate it ``MIN_PROMPTS`` times."""
+    try:
+        text = fsutil.read_text(prompts_file(root), errors="replace")
+    except OSError:
+        return set()
+    said = []
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and (row.get("turn") in turns or row.get("session") in sessions):
+            said.append(_folded(row.get("text", "")))
+    if not said:
+        return set()
+    return {sig.id for sig in store.load(root) if sig.pattern == PATTERN
+            and any(_folded(quote) in prompt for quote in restated(sig)[1] for prompt in said)}
+
+
+def _folded(text: object) -> str:
+    """A prompt or a quote as they are compared: ``|`` as in a quote, runs of space as one, case folded."""
+    return " ".join(str(text).replace("|", "/").split()).casefold()
 
 
 def _trim(root: Path) -> list[dict]:

@@ -184,7 +184,10 @@ CONTEXT_PREFIXES = ("After: ", "Assistant: ")  # signals.detect: what the agent 
 def _signals_to_drop(root: Path, plan: ForgetPlan) -> list[tuple[Path, str]]:
     """Signals filed from the forgotten turns or quoting them: (file, id); a follower's signal is listed
     with a ``context:`` prefix: only its lines about the turn before go."""
+    from ...signals import restated
+
     turns, sessions, phrases = set(plan.turns), plan.sessions, {p.casefold() for p in plan.phrases()}
+    restating = restated.drawing_on(root, turns, sessions | set(plan.turns.values()))
     found = []
     for path in paths.signal_files(root):
         try:
@@ -194,7 +197,7 @@ def _signals_to_drop(root: Path, plan: ForgetPlan) -> list[tuple[Path, str]]:
         for sig in read_id_entries(path, SIGNAL_LEVEL):
             block = "\n".join(lines[sig.start:sig.end])
             anchor = parse_anchor(block)
-            if (anchor and (anchor.turn in turns or anchor.session in sessions)) or any(
+            if (anchor and (anchor.turn in turns or anchor.session in sessions)) or sig.id in restating or any(
                     p in block.casefold() for p in phrases):
                 found.append((path, sig.id))
             elif anchor and anchor.turn in plan.followers:
