@@ -39,8 +39,9 @@ KEPT = {
         "  _ZThn16_NSt3__114basic_iostreamIcNS_11char_traitsIcEEED1Ev _ZTv0_n24_NSt3__113basic_istreamIcNS_11char_traitsIcEEED0Ev",
         "INFO | androidboot.qemu.adb.pubkey=QAAAAPx7Lm2Kq9vR4wT8nB3cY6hD1sF5gJ0aZ7eU2iO9pL4kM8jN3bV6cX1zQ5wE0rT7yU2iO5pA8sD3fG6hJ9kL2",
     ],
-    # paths a command names are paths, whatever generated folder they hold
+    # paths a command names are paths, whatever generated folder they hold; host names are names
     "paths": [
+        "  secret: orders-db.cluster-x7k2p9q4m1.eu-central-1.rds.amazonaws.com",
         'adb -s emulator-5554 shell "ls -la /data/app/~~Qx7Lm2Kp-RT4vB9nW==/com.example.tool-Zk3mP8qR==/lib/arm64/" 2>&1',
     ],
     # prose use of a secret word, in key position or not
@@ -49,6 +50,7 @@ KEPT = {
         "  1. Derives a deterministic password from the email using HMAC-SHA256: `Xx1!{hash(email)}`",
         "- **Shared Password Derivation**: HMAC-SHA256(email + ':shared') with a fixed prefix",
         "- Password = derived from the e-mail (HMAC-SHA256)",
+        "all 12 tests pass: test_orders.py::test_refund_v2",
         "Fixed by changing the MODEL_CATALOG key `Qwen-2-7b-instruct-hf` to the new repo",
     ],
     # code and messages in key position are not values
@@ -69,6 +71,8 @@ STILL_SECRET = [
     ("--api-key 6ca0869f6193ac0d40fa6ae74ed01260", "6ca0869f6193ac0d40fa6ae74ed01260"),
     ("the password is Tr0ub4dor&3", "Tr0ub4dor&3"),
     ("pass: Zq8vR2kLm9x!", "Zq8vR2kLm9x!"),
+    ("smtp pass: Zq8vR2kLm9x!", "Zq8vR2kLm9x!"),
+    ("password: Zq8vR2kLm9x.eu-west-1", "Zq8vR2kLm9x"),
     ("log in with password Tr0ub4dor&3 now", "Tr0ub4dor&3"),
     ("Das Passwort für den Router ist sommer!12", "sommer!12"),
     ('auth_token = "8f9a7c6b5d4e3f2a1b0c9d8e"', "8f9a7c6b5d4e3f2a1b0c9d8e"),

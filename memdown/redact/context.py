@@ -29,6 +29,14 @@ def _line_prefix(text: str, pos: int) -> str:
     return text[nl + 1 if nl >= 0 else lo:pos]
 
 
+def verb_pass(key: str, text: str, pos: int, value: str) -> bool:
+    """"all 42 tests pass: test_x", "(pass: 12/12)": the English verb before a colon and a name or count, not a
+    key; a ``pass:`` key starts its line, a list item or a mapping, or holds a random value (issue #27.6)."""
+    from .entropy import written_by_a_person
+
+    return key.lower() == "pass" and not _structured_context(text, pos) and written_by_a_person(value)
+
+
 def _structured_context(text: str, pos: int) -> bool:
     """Is ``pos`` where a config key starts (line start, list item, dict/JSON)?"""
     prefix = _line_prefix(text, pos)
@@ -194,7 +202,7 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         return None
     name, value = found
     key, sep = m.group("key"), m.group("sep")
-    if name_says_secret(key) is None:
+    if name_says_secret(key) is None or verb_pass(key, text, m.start("key"), value):
         return None  # a test result ("PASS: bf16 …"), a name that merely holds a secret word
     quote = {"sq": "'", "dq": '"'}.get(name)
     if quote and not m.group("kq") and text[m.start("key") - 1:m.start("key")] == quote:
@@ -301,6 +309,8 @@ def _prose(m: re.Match[str], text: str) -> Span | None:
     # the value ("password X"). "pass X" is the English verb ("these should pass `user.role`"), and
     # "password from email using X" a sentence: neither is a key.
     if not m.group("sep") and (m.group("phrase") or key.lower() == "pass"):
+        return None
+    if verb_pass(key, text, m.start(), value):
         return None
     word_before = text[max(0, m.start() - 40):m.start()].split()[-1:]
     if word_before and names_an_id(word_before[0] + " " + key):

@@ -26,6 +26,7 @@ import math
 import re
 from collections import Counter
 
+from .context import verb_pass
 from .extent import bare_end, call_closes
 from .names import name_says_secret
 from .patterns import LazyPattern, Rule, Span
@@ -145,6 +146,8 @@ def _named(m: re.Match[str], text: str) -> Span | None:
         if m.group(name) is not None:
             break
     value = m.group(name)
+    if verb_pass(m.group("key"), text, m.start("key"), value):
+        return None
     if m.group("sep") == ":" and name == "bare" and not m.group("post") and not m.group("kq"):
         if not (m.group("key").startswith("_") or strength == "strong" and random_body(value, 8)):
             return None  # "a:b" in prose or code (dict slices, URLs), unless it is clearly a value

@@ -66,6 +66,9 @@ def _code_or_reference(value: str, after: str) -> bool:
 
 _GO_PSEUDO_VERSION = re.compile(r"^v\d+\.\d+\.\d+-(?:[\w.]+\.)?\d{14}-[0-9a-f]{12}\b")
 _PUBLIC_KEY_BLOB = ("AAAAC3NzaC1", "AAAAB3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc3")  # ssh-ed25519/rsa/ecdsa/dss
+# A host name: 3+ labels ending in a common top-level or cloud-internal domain (db-1.c9ak.eu-west-1.rds.amazonaws.com).
+_HOSTNAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?:com|net|org|io|dev|app|cloud|ai|co|internal|"
+                       r"local|localdomain|lan|cn|de|uk|jp|fr|ru|in|br|nl|eu|us|me|sh|so|xyz|tech|site|run|svc)$")
 _MANGLED = re.compile(r"^_{1,2}Z(?:T[hvVIS]|[NLS]|\d)")  # an Itanium C++ symbol: _ZThn16_NSt3__1…, _ZTv0_n24_…
 _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
 _HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -108,7 +111,7 @@ def _known_generic(value: str) -> bool:
 
 def known_safe(kind: str, value: str, after: str) -> bool:
     """Is the ``value`` a finding of ``kind`` covers (followed by ``after``) a known-safe shape?"""
-    if _code_or_reference(value, after) or _generated_free_url(value):
+    if _code_or_reference(value, after) or _generated_free_url(value) or _HOSTNAME.match(value):
         return True
     if value.count("\\") >= 2 and all(name_like(p) for p in re.split(r"[\\:.\-（）()*]+", value) if p.isalpha()):
         return True  # C:\Users\x\.claude\projects: a Windows path
