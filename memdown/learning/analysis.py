@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import fsutil, paths
 from ..config import Config
 from ..fsutil import file_lock
-from ..signals import store
+from ..signals import restated, store
 from ..signals.store import ACTIVE, Signal, utcnow
 from ..signals.text import one_line
 from . import candidates as C
@@ -125,7 +125,7 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
         from .sweep import expire
 
         review.expired = expire(root, int(config["reflect.ttl_days"]), now=now)
-    signals = store.load(root)
+    signals = restated.checked(root, store.load(root))  # a restatement counts as this machine's prompts hold it
     by_id = {s.id: s for s in signals}
     ctx = {"learnings": learnings.load(root), "improvements": improvements.load(root),
            "reflexion": mistakes.load(root), "claude": P.rules_in(root),
@@ -284,5 +284,4 @@ def find_candidate(review: Review, item_id: str) -> C.Candidate | None:
 
 
 def single_candidate(root: Path, sig_id: str) -> C.Candidate:
-    sig = store.get(root, sig_id)
-    return C.build([sig], {})
+    return C.build(restated.checked(root, [store.get(root, sig_id)]), {})

@@ -13,6 +13,7 @@ Forgotten sessions and turns (``memdown forget``) are never read back and are dr
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from .. import fsutil, paths
@@ -180,6 +181,30 @@ def _signal(group: Repeated, by_turn: dict[str, dict], fields: dict[str, str]) -
     return Signal("convention", group.quote, 3, pattern=PATTERN, session=str(first.get("session", "")),
                   turn=str(first["turn"]), transcript=str(first.get("transcript", "")), seen=str(first.get("seen", "")),
                   corroboration=max(1, len(sessions)), extra=dict(fields))
+
+
+def checked(root: Path, signals: list[Signal]) -> list[Signal]:
+    """``signals`` with each repetition signal's evidence as this machine's kept prompts hold it.
+
+    A signal file is committed: a repository can write ``restated: 9`` and quotes the user never typed, and
+    a restated candidate goes first in the queue, at full confidence, past the "said once" hold, in its
+    own words. So the count and quotes ``reflect`` shows are those of ``state/prompts.jsonl`` (local,
+    0600): the kept prompts holding one of the signal's quotes. A signal none of them supports is an
+    ordinary convention signal here (its claim dropped, in memory only; the file is left as it is)."""
+    if not any(sig.pattern == PATTERN for sig in signals):
+        return signals
+    said = [_folded(row.get("text", "")) for row in load(root)]
+    out = []
+    for sig in signals:
+        if sig.pattern == PATTERN and sig.extra.get("restated"):
+            quotes = [q for q in restated(sig)[1] if any(_folded(q) in prompt for prompt in said)]
+            count = sum(1 for prompt in said if any(_folded(q) in prompt for q in quotes))
+            extra = {k: v for k, v in sig.extra.items() if k not in ("restated", "restated_as")}
+            if count:
+                extra.update(restated=str(count), restated_as=SEPARATOR.join(quotes))
+            sig = replace(sig, extra=extra)
+        out.append(sig)
+    return out
 
 
 def restated(sig: Signal) -> tuple[int, list[str]]:
