@@ -266,6 +266,20 @@ def print_table(report: dict, by_type: bool, misses: bool = False) -> None:
     print(f"\nmedian search: {ms}; build (capture + index) {report['build_seconds']:.1f}s; total {report['seconds']:.1f}s")
 
 
+def read_shared_set(path: Path | None, with_real: bool, error) -> frozenset[str] | None:
+    """``--shared-set FILE``: the ../shared transcript names it lists (None without it); ``error`` on a bad file."""
+    if path is None:
+        return None
+    try:
+        listed = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        error(f"--shared-set: {exc.strerror}: {path}")
+    shared = frozenset(ln.strip() for ln in listed if ln.strip()[:1] not in ("", "#"))
+    if with_real and (absent := sorted(n for n in shared if not (SHARED / n).is_file())):
+        error(f"{len(absent)} transcripts of {path} are not in {SHARED}, e.g. {absent[0]}")
+    return shared
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
@@ -285,15 +299,7 @@ def main() -> None:
                         help="only warm search latency: LanceDB's hybrid query vs memdown units vs windows")
     args = parser.parse_args()
     with_real = not args.no_real and SHARED.is_dir()
-    shared = None
-    if args.shared_set:
-        try:
-            listed = args.shared_set.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            parser.error(f"--shared-set: {exc.strerror}: {args.shared_set}")
-        shared = frozenset(ln.strip() for ln in listed if ln.strip()[:1] not in ("", "#"))
-        if with_real and (absent := sorted(n for n in shared if not (SHARED / n).is_file())):
-            parser.error(f"{len(absent)} transcripts of {args.shared_set} are not in {SHARED}, e.g. {absent[0]}")
+    shared = read_shared_set(args.shared_set, with_real, parser.error)
     if args.tune:
         from memdown.services.recall import windows
         for item in args.tune:

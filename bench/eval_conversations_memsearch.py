@@ -97,9 +97,9 @@ def windows_from_hits(hits: list[dict], lines_of) -> tuple[list[ec.Window], int]
     return out, disagree
 
 
-def memsearch_side(args, python: Path, questions: list[dict], with_real: bool) -> dict:
+def memsearch_side(args, python: Path, questions: list[dict], with_real: bool, shared) -> dict:
     """memsearch's hits for these questions on the captured memory, with how they were made."""
-    root, _, _ = ec.capture_memory(with_real, {})
+    root, _, _ = ec.capture_memory(with_real, {}, shared=shared)
     settings = vs.Settings(512, args.memsearch_pooling)
     load_before, started = vs.load(), time.perf_counter()
     hits = run_memsearch(python, root / "memory", questions, ec.FETCH, settings)
@@ -112,6 +112,8 @@ def main() -> int:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--no-real", action="store_true", help="leave out ../shared/transcripts even when present")
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions (smoke runs)")
+    parser.add_argument("--shared-set", type=Path, metavar="FILE",
+                        help="only the ../shared transcripts FILE names (bench/conversations/shared_2026-11-22.txt)")
     parser.add_argument("--memsearch-venv", help="venv with memsearch[onnx] (default $MEMSEARCH_VENV, ../memsearch-venv)")
     parser.add_argument("--by-type", action="store_true")
     parser.add_argument("--memsearch-pooling", choices=["mean", "cls"], default="mean",
@@ -126,6 +128,7 @@ def main() -> int:
     if args.side != "both" and args.hits is None:
         parser.error(f"--side {args.side} needs --hits FILE")
     with_real = not args.no_real and ec.SHARED.is_dir()
+    shared = ec.read_shared_set(args.shared_set, with_real, parser.error)
     questions = ec.load_questions(args.split, with_real=with_real)[: args.limit or None]
     if args.side == "memdown":
         try:
@@ -139,15 +142,15 @@ def main() -> int:
         if python is None:
             print("skipped: memsearch is not installed (see bench/bench_vs_memsearch.py for its venv)")
             return 0
-        side = memsearch_side(args, python, questions, with_real)
+        side = memsearch_side(args, python, questions, with_real, shared)
         if args.side == "memsearch":
             args.hits.write_text(json.dumps(side), encoding="utf-8")
             print(f"memsearch: {len(side['hits'])} questions answered in {side['seconds']:.0f}s, load "
                   f"{side['load']}; hits written to {args.hits}")
             return 0
     load_before = vs.load()
-    report = ec.run(args.split, modes=["hybrid"], with_real=with_real, limit=args.limit, bm25=False)
-    if (memory := str(ec.capture_memory(with_real, {})[0] / "memory")) != side["memory"]:
+    report = ec.run(args.split, modes=["hybrid"], with_real=with_real, limit=args.limit, bm25=False, shared=shared)
+    if (memory := str(ec.capture_memory(with_real, {}, shared=shared)[0] / "memory")) != side["memory"]:
         print(f"warning: memsearch indexed {side['memory']}, memdown {memory} (the captured memory changed)")
     files: dict[str, list[str]] = {}
 
