@@ -94,7 +94,7 @@ def drop(root: Path, turns: set[str], sessions: set[str], phrases: set[str]) -> 
             except ValueError:
                 row = {}
             if not isinstance(row, dict) or row.get("turn") in turns or row.get("session") in sessions \
-                    or any(p in line.casefold() for p in folded):
+                    or any(p in line.casefold() or p in str(row.get("text", "")).casefold() for p in folded):
                 continue
             kept.append(line)
         if len(kept) != len(lines):

@@ -77,3 +77,22 @@ def test_a_forgotten_restatement_leaves_the_signal(memory_root, isolate_paths, t
     # the next mining does not bring it back
     _mine(memory_root, tmp_path, [["como está o deploy?"]], 9)
     assert FORGOTTEN not in run_memdown("reflect", "list").stdout
+
+
+@pytest.mark.integration
+def test_forgetting_one_turn_keeps_the_sessions_other_prompts(memory_root, isolate_paths, tmp_path):
+    """Forgetting one unrelated turn of a session dropped every kept prompt of that session (the turn's
+    session was passed as a whole forgotten session), so the preference restated in its other prompt
+    fell under three and left the queue: a memory lost by forgetting something else."""
+    memory_root.mkdir(parents=True, exist_ok=True)
+    assert run_memdown("init").returncode == 0
+    sessions = [SESSIONS[0], [SESSIONS[1][0], "qual a diferença entre as duas abordagens de cache?"], SESSIONS[2]]
+    _mine(memory_root, tmp_path, sessions, 0)
+    assert [c["restated"] for c in _review()["candidates"] if c.get("restated")] == [3]
+    unrelated = next(json.loads(line)["turn"] for line in restated.prompts_file(memory_root).read_text().splitlines()
+                     if "diferença" in line)
+    proc = run_memdown("forget", unrelated, "--yes")
+    assert proc.returncode == 0, proc.stderr
+    kept = restated.prompts_file(memory_root).read_text()
+    assert "diferença" not in kept and FORGOTTEN in kept
+    assert [c["restated"] for c in _review()["candidates"] if c.get("restated")] == [3]

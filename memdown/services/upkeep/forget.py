@@ -187,7 +187,7 @@ def _signals_to_drop(root: Path, plan: ForgetPlan) -> list[tuple[Path, str]]:
     from ...signals import restated
 
     turns, sessions, phrases = set(plan.turns), plan.sessions, {p.casefold() for p in plan.phrases()}
-    restating = restated.drawing_on(root, turns, sessions | set(plan.turns.values()))
+    restating = restated.drawing_on(root, turns, sessions)
     found = []
     for path in paths.signal_files(root):
         try:
@@ -255,7 +255,8 @@ def forget(mem, plan: ForgetPlan) -> ForgetReport:
     for path, keys in by_file.items():
         report.entries += forgetting.remove_entries(root, path, keys, when)
     report.signals = _drop_signals(plan.signals)
-    drop_from_state(root, set(plan.turns), plan.sessions | set(plan.turns.values()), plan.phrases(), plan.followers)
+    drop_from_state(root, set(plan.turns), plan.sessions | set(plan.turns.values()), plan.phrases(), plan.followers,
+                    whole=plan.sessions)
     report.archives = _drop_archives(plan)
     touched = [*by_file, *dict.fromkeys(path for path, _sig in plan.signals)]
     report.vectors, report.index_files = purge_index(mem, touched)
@@ -352,7 +353,7 @@ def purge_deleted(mem) -> int:
         with file_lock(file_lock_for(path), timeout=30):
             written.rewrite(mem.root, path, forget=turns)
     _drop_signals(plan.signals)
-    drop_from_state(mem.root, set(plan.turns), set(plan.turns.values()), set(), plan.followers)
+    drop_from_state(mem.root, set(plan.turns), set(plan.turns.values()), set(), plan.followers, whole=set())
     _drop_archives(plan)
     purge_index(mem, [p for p in [*by_file, *dict.fromkeys(path for path, _sig in plan.signals)] if p.exists()])
     return len(plan.entries)

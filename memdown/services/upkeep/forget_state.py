@@ -12,9 +12,11 @@ from ..capture import recorded_turns
 
 
 def drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: set[str],
-                     followers: set[str]) -> None:
+                     followers: set[str], *, whole: set[str]) -> None:
     """The classifier's queue loses the forgotten turns' lines (and any quoting them); the mining state
-    forgets the last thing the assistant said in those sessions."""
+    forgets the last thing the assistant said in those sessions (``sessions``: the forgotten turns'
+    sessions too); the prompts kept for repetition lose those turns and the ``whole`` sessions forgotten,
+    never the other prompts of a session one turn of which was forgotten."""
     queue = paths.state_dir(root) / "semantic-queue.jsonl"
     folded = {p.casefold() for p in phrases}
     if queue.exists():
@@ -35,7 +37,7 @@ def drop_from_state(root: Path, turns: set[str], sessions: set[str], phrases: se
     _unhash_registry(root, turns)
     from ...signals import restated
 
-    restated.drop(root, turns, sessions, phrases)   # the prompts kept for repetition (state/prompts.jsonl)
+    restated.drop(root, turns, whole, phrases)   # the prompts kept for repetition (state/prompts.jsonl)
     state_path = paths.state_dir(root) / "mining.json"
     if state_path.exists():
         with file_lock(paths.lock_file(root, "mining"), timeout=30):
