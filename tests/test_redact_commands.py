@@ -92,8 +92,8 @@ def test_a_command_inside_text_loses_its_password_too(place: str) -> None:
     from memdown.redact import redact
 
     for shape in SHAPES:
-        if "<<<" in shape or place.startswith("The user") and ("|" in shape or " -" not in shape):
-            continue  # a here-string, or mid-sentence a pipeline or a command without a flag: no start to read it from
+        if "<<<" in shape or place.startswith("The user") and "|" in shape:
+            continue  # a here-string, or mid-sentence a pipeline: no start to read it from
         rng = random.Random(f"{place}{shape}")
         pw = _secret(rng).replace("`", "x")
         text = place.format(cmd=shape.format(pw=pw))
@@ -103,6 +103,8 @@ def test_a_command_inside_text_loses_its_password_too(place: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "use net user to list accounts, then vault login with your token",
+    "put DB_PASSWORD here and restart; set user_pw in config.yaml first",
     "Use `git log --oneline -n 5` to see the history, then `git show HEAD~1`.",
     "I ran pytest -x tests/test_app.py and 3 tests failed: test_login, test_logout.",
     "The password is required; run the tool with --password-file ~/.pw instead.",

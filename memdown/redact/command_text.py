@@ -15,7 +15,10 @@ Where a command starts, by shape and not by a list of programs:
 - the line's first word when such a program and flag follow later on it (``echo … | sudo -S …``) or
   a shell operator does (``echo 'u:PW' | sudo chpasswd``, ``wpa_passphrase net PW >> f``), or when it is
   a program whose usage puts a password in its own place (``net user u PW``: ``commands``' tables), or
-  a word on it names a secret as a config key (``npm config set //host/:_authToken V``).
+  a word on it names a secret as a config key (``npm config set //host/:_authToken V``);
+- in a sentence with no flag or operator: such a program, or a config key that names a secret after a run
+  of command-like words (``… gave pdftk a.pdf output b.pdf user_pw PW earlier``), when a value that is no
+  safe shape follows it (``_secret_in_prose``).
 
 One segment per line, at most ``MAX_LINE`` characters and ``MAX_WORDS`` words (longer lines are
 data, left to the text rules): the lexer and the argument walk stay linear in the text.
@@ -96,7 +99,31 @@ def _command_start(line: str) -> int:
         if anchor is not None or piped or \
                 _usage_takes_secret(first.group()) or _names_a_secret_key(line[clause:]):
             return clause  # echo … | sudo -S, wpa_passphrase n PW >> f, net user u PW: from the first word
-    return _pipeline_start(line, anchor.start(1)) if anchor is not None else -1
+    return _pipeline_start(line, anchor.start(1)) if anchor is not None else _secret_in_prose(line)
+
+
+_WORDS = re.compile(r"\S+")
+
+
+def _secret_in_prose(line: str) -> int:
+    """A command with no flag or operator in a sentence: a program whose usage takes a password
+    (``… then vault login PW``) or a config key that names a secret (``pdftk a.pdf output b.pdf user_pw
+    PW``), each followed on the line by a value that is no safe shape (``commands.safe_piece``), so
+    "use net user to list accounts" or "put DB_PASSWORD here" stay prose. The command starts at the
+    program, or at the run of command-like words before the key."""
+    from .commands import key_says_secret, safe_piece
+
+    words = [(m.start(), m.group().strip("`'\"(),.;")) for m in _WORDS.finditer(line)]
+    unsafe = [not safe_piece(w) and len(w) >= 6 and not w.startswith("[REDACTED") for _s, w in words]
+    for i, (start, word) in enumerate(words):
+        if _usage_takes_secret(word) and any(unsafe[i + 1:i + 6]):
+            return start
+        if i + 1 < len(words) and unsafe[i + 1] and any(c in word for c in ":._") and key_says_secret(word):
+            first = i
+            while first > 0 and i - first < 10 and _COMMAND_WORD.fullmatch(words[first - 1][1]):
+                first -= 1
+            return words[first][0] if first < i else -1
+    return -1
 
 
 def _usage_takes_secret(word: str) -> bool:
