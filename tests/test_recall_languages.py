@@ -140,3 +140,38 @@ def test_right_after_puts_the_next_entry_of_the_same_session_first(mem: Memory) 
 def test_the_next_entry_is_the_same_session_s_not_the_next_heading(mem: Memory) -> None:
     hits = mem.search("ダークモードの切り替えボタンを直したあと、次に何をした？", k=3, mode="text")
     assert _turns(hits)[:2] == ["t-4", "t-2"], _turns(hits)  # t-3, the next heading, is another session's
+
+
+ACCENTS = """\
+# 2026-03-04
+
+### 03:42
+<!-- session:sess-f turn:f-1 -->
+- Asked: où en est la mise en production
+- Outcome: On est à l'étape 11 — la prod est déployée.
+
+### 04:10
+<!-- session:sess-f turn:f-2 -->
+- Asked: verifie la fonction de cache apres le deploiement
+- Outcome: Le cache est vide, rien à faire.
+
+### 04:30
+<!-- session:sess-f turn:f-3 -->
+- Asked: lance les tests
+- Outcome: Tous les tests passent.
+"""
+
+
+@pytest.mark.parametrize("query, turn", [
+    ("etape deployee", "f-1"),  # typed without accents, written with them
+    ("ÉTAPE", "f-1"),
+    ("vérifié après déploiement", "f-2"),  # typed with accents, written without
+])
+def test_accents_are_folded_on_both_sides(memory_root: Path, query: str, turn: str) -> None:
+    # People often type French or Portuguese without accents; the assistant's replies carry them.
+    m = Memory.open(memory_root, embedder=FakeEmbedder())
+    m.init()
+    paths.daily_file(memory_root, "2026-03-04").write_text(ACCENTS)
+    m.index()
+    hits = m.search(query, k=2, mode="text")
+    assert hits and hits[0].turn == turn, _turns(hits)
