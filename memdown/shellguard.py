@@ -299,7 +299,17 @@ def destructive(text: str) -> str:
     Judged with the shell parser and the guards' matcher, not a substring: ``git push -u origin main
     --force`` and ``git push origin +main`` are force pushes, ``echo "rm -rf"`` is not; SQL that drops
     or truncates is judged in the words a command passes (``psql -c "DROP TABLE x"``) or the text itself.
+
+    What is judged is what is read: a recorded fix reaches the model through the fence and a person
+    through ``reflect list``, both without invisible characters, so ``git push --for\u00adce`` (a soft
+    hyphen, a zero-width space, full-width or look-alike letters) is judged as the ``--force`` it shows.
     """
+    from .fence import normalized
+
+    return next((why for form in dict.fromkeys((text, normalized(text))) for why in (_destructive(form),) if why), "")
+
+
+def _destructive(text: str) -> str:
     from . import shellcmd
 
     spans = text.split("`")[1::2] if text.count("`") >= 2 else [text]
