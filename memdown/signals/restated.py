@@ -189,8 +189,9 @@ def checked(root: Path, signals: list[Signal]) -> list[Signal]:
     A signal file is committed: a repository can write ``restated: 9`` and quotes the user never typed, and
     a restated candidate goes first in the queue, at full confidence, past the "said once" hold, in its
     own words. So the count and quotes ``reflect`` shows are those of ``state/prompts.jsonl`` (local,
-    0600): the kept prompts holding one of the signal's quotes. A signal none of them supports is an
-    ordinary convention signal here (its claim dropped, in memory only; the file is left as it is)."""
+    0600): the kept prompts holding one of the signal's quotes, and its text (the rule ``promote`` writes
+    unrephrased) must be one of them. A signal they do not support is an ordinary convention signal here
+    (its claim dropped, in memory only; the file is left as it is)."""
     if not any(sig.pattern == PATTERN for sig in signals):
         return signals
     said = [_folded(row.get("text", "")) for row in load(root)]
@@ -198,7 +199,8 @@ def checked(root: Path, signals: list[Signal]) -> list[Signal]:
     for sig in signals:
         if sig.pattern == PATTERN and sig.extra.get("restated"):
             quotes = [q for q in restated(sig)[1] if any(_folded(q) in prompt for prompt in said)]
-            count = sum(1 for prompt in said if any(_folded(q) in prompt for q in quotes))
+            own = any(_folded(sig.text) in prompt for prompt in said)   # the rule promote writes as it is
+            count = sum(1 for prompt in said if any(_folded(q) in prompt for q in quotes)) if own else 0
             extra = {k: v for k, v in sig.extra.items() if k not in ("restated", "restated_as")}
             if count:
                 extra.update(restated=str(count), restated_as=SEPARATOR.join(quotes))
