@@ -128,3 +128,20 @@ def test_a_past_shared_set_holds_every_real_question_and_only_its_files():
     names = [name for name, _ in evaluator.transcripts(True, shared=frozenset(listed))]
     assert {n for n in names if not n.startswith("synthetic/")} == listed
     assert len(names) > len(listed)  # the synthetic projects stay
+
+
+def _memsearch_script(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "MEMDOWN_HOME": str(tmp_path / "home")}
+    return subprocess.run([sys.executable, str(BENCH / "eval_conversations_memsearch.py"), "--no-real", *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_memsearch_sides_run_apart_only_with_a_hits_file_that_answers_every_question(tmp_path):
+    # memsearch's side (tens of minutes) writes its hits; memdown's side reads them: a file short of a
+    # question must stop the run before memdown's side is built, not score the question as a miss.
+    proc = _memsearch_script("--side", "memdown", tmp_path=tmp_path)
+    assert proc.returncode == 2 and "needs --hits" in proc.stderr
+    hits = tmp_path / "hits.json"
+    hits.write_text(json.dumps({"hits": {"only-one": []}, "memory": "", "settings": "", "seconds": 0, "load": ""}))
+    proc = _memsearch_script("--split", "test", "--side", "memdown", "--hits", str(hits), tmp_path=tmp_path)
+    assert proc.returncode == 2 and "has no hits for" in proc.stderr, proc.stderr[-500:]
