@@ -99,8 +99,26 @@ def drop(root: Path, turns: set[str], sessions: set[str], phrases: set[str]) -> 
             kept.append(line)
         if len(kept) != len(lines):
             fsutil.atomic_write_text(path, "".join(kept), mode=paths.PRIVATE_FILE_MODE)
+            _rescind(root)
             refile(root)
     return len(lines) - len(kept)
+
+
+def _rescind(root: Path) -> None:
+    """A decided repetition signal's evidence, cut to the quotes the kept prompts still hold: a person's
+    decision stays (a dismissed preference does not come back to the queue), a forgotten prompt's words go."""
+    said = [_folded(row.get("text", "")) for row in load(root)]
+    changes: dict[str, dict[str, object]] = {}
+    for sig in store.load(root):
+        if sig.pattern != PATTERN or sig.active or not sig.extra.get("restated_as"):
+            continue
+        quotes = restated(sig)[1]
+        kept = [q for q in quotes if any(_folded(q) in prompt for prompt in said)]
+        if kept != quotes:
+            count = sum(1 for prompt in said if any(_folded(q) in prompt for q in kept))
+            changes[sig.id] = {"restated": str(count) if kept else None, "restated_as": SEPARATOR.join(kept) or None}
+    if changes:
+        store.update(root, changes)
 
 
 def refile(root: Path) -> list[Signal]:
@@ -114,10 +132,11 @@ def refile(root: Path) -> list[Signal]:
 
 
 def drawing_on(root: Path, turns: set[str], sessions: set[str]) -> set[str]:
-    """Ids of the repetition signals that quote a kept prompt of these turns or sessions. ``memdown forget``
-    drops them whole, as any signal quoting a forgotten turn: a signal is anchored at its first prompt only,
-    but its ``restated_as`` holds every prompt's words. The next mining files the preference again from the
-    prompts left, if they still restate it ``MIN_PROMPTS`` times."""
+    """Ids of the reviewable repetition signals that quote a kept prompt of these turns or sessions.
+    ``memdown forget`` drops them whole, as any signal quoting a forgotten turn: a signal is anchored at its
+    first prompt only, but its ``restated_as`` holds every prompt's words; ``drop`` files the preference
+    again from the prompts left, if they still restate it ``MIN_PROMPTS`` times. One a person decided
+    (dismissed, promoted) keeps its status and loses the forgotten words (``_rescind``)."""
     try:
         text = fsutil.read_text(prompts_file(root), errors="replace")
     except OSError:
@@ -132,7 +151,7 @@ def drawing_on(root: Path, turns: set[str], sessions: set[str]) -> set[str]:
             said.append(_folded(row.get("text", "")))
     if not said:
         return set()
-    return {sig.id for sig in store.load(root) if sig.pattern == PATTERN
+    return {sig.id for sig in store.load(root) if sig.pattern == PATTERN and sig.active
             and any(_folded(quote) in prompt for quote in restated(sig)[1] for prompt in said)}
 
 

@@ -96,3 +96,20 @@ def test_forgetting_one_turn_keeps_the_sessions_other_prompts(memory_root, isola
     kept = restated.prompts_file(memory_root).read_text()
     assert "diferença" not in kept and FORGOTTEN in kept
     assert [c["restated"] for c in _review()["candidates"] if c.get("restated")] == [3]
+
+
+@pytest.mark.integration
+def test_a_dismissed_preference_stays_dismissed_without_the_forgotten_words(memory_root, isolate_paths, tmp_path):
+    """Dropping and re-filing a dismissed preference would bring it back to the queue: its decision stays,
+    only the forgotten prompt's words leave it."""
+    memory_root.mkdir(parents=True, exist_ok=True)
+    assert run_memdown("init").returncode == 0
+    _mine(memory_root, tmp_path, SESSIONS, 0)
+    sig = next(s for s in store.load(memory_root) if s.pattern == restated.PATTERN)
+    store.update(memory_root, {sig.id: {"status": "dismissed", "decision": "user"}})   # `reflect dismiss`, by hand
+    _forget_session("pt-1")
+    assert not [c for c in _review()["candidates"] if c.get("restated")]
+    left = [s for s in store.load(memory_root) if s.pattern == restated.PATTERN]
+    assert [(s.id, s.status) for s in left] == [(sig.id, "dismissed")]
+    assert FORGOTTEN not in left[0].extra.get("restated_as", "") and left[0].extra["restated"] == "3"
+    assert FORGOTTEN not in "".join(p.read_text() for p in (memory_root / "signals").glob("*.md"))
