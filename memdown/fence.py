@@ -336,10 +336,15 @@ def without_hook_context(text: str) -> str:
     Headless, Gemini CLI puts the SessionStart context (memdown's fenced digest) in front of the typed
     prompt, and it reaches BeforeAgent and the chat file that way: what memdown injected is never a
     prompt to search for or record again. The CLI escapes ``<`` and ``>`` inside a block, so the first
-    closing tag after an opening one is its end; an unclosed block runs to the end of the text."""
+    closing tag after an opening one is its end; an unclosed block at the start runs to the end of the
+    text. An unclosed tag after the person's own words is theirs ("what is the <hook_context> tag?"): the
+    words after it are kept, not cut as injected context."""
     opening, closing = _HOOK_CONTEXT
-    while opening in text:
-        start = text.index(opening)
+    start = text.find(opening)
+    while start >= 0:
         end = text.find(closing, start)
+        if end < 0 and text[:start].strip():
+            break   # typed by the person: a block the CLI writes is whole, or the whole text
         text = text[:start] + ("" if end < 0 else text[end + len(closing):])
+        start = text.find(opening)
     return text.strip()
