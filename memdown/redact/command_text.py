@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from .patterns import Span
+from .patterns import LazyPattern, Span
 
 MAX_LINE = 2000
 MAX_WORDS = 120
@@ -102,7 +102,7 @@ def _command_start(line: str) -> int:
     return _pipeline_start(line, anchor.start(1)) if anchor is not None else _secret_in_prose(line)
 
 
-_WORDS = re.compile(r"\S+")
+_WORDS = LazyPattern(r"\S+")
 
 
 def _secret_in_prose(line: str) -> int:

@@ -23,31 +23,31 @@ from __future__ import annotations
 import re
 
 from .names import name_says_secret
-from .patterns import Span
+from .patterns import LazyPattern, Span
 from .values import PATH_LIKE, is_placeholder, name_like
 
 MAX_LINE = 2000
 KIND = "config"  # judged here already: find_secrets' known-safe filter leaves it alone
-_KV = re.compile(
+_KV = LazyPattern(
     r"""[ \t]*(?:-[ \t]+|export[ \t]+)?(?P<q>["']?)(?P<key>[A-Za-z_][\w.\-]{0,80})(?P=q)[ \t]*
     (?P<sep>=>|:=|=|:)[ \t]*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`]*?))[ \t]*[,;]?[ \t]*\r?$""",
     re.X,
 )
-_HEADER = re.compile(r"[ \t]*(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-]{0,80}:|[{}\[\]],?)[ \t]*\r?$")
-_COMMENT = re.compile(r"[ \t]*(?:#|;|//|<!--)")
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?|[~^<>=v]{0,2}\d+(?:\.\d+)+(?:[-+][\w.]+)?")  # 8, 0.5, ^5.0.0
-_WORDS = re.compile(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*[?!]?")
-_OPENS = re.compile(r"[|>][-+]?|[A-Za-z_$][\w.$]*[{\[(]|[{\[(][ \t]*[}\])]?")  # `{`, `[]`, `fields.Char(`, `|`
-_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*)+")
+_HEADER = LazyPattern(r"[ \t]*(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-]{0,80}:|[{}\[\]],?)[ \t]*\r?$")
+_COMMENT = LazyPattern(r"[ \t]*(?:#|;|//|<!--)")
+_NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?|[~^<>=v]{0,2}\d+(?:\.\d+)+(?:[-+][\w.]+)?")  # 8, 0.5, ^5.0.0
+_WORDS = LazyPattern(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*[?!]?")
+_OPENS = LazyPattern(r"[|>][-+]?|[A-Za-z_$][\w.$]*[{\[(]|[{\[(][ \t]*[}\])]?")  # `{`, `[]`, `fields.Char(`, `|`
+_REFERENCE = LazyPattern(r"[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*)+")
 # A name in code: lower, UPPER_CASE or camelCase with humps of 3+ letters, digits only at its end (not vjd8STY).
-_CODE_NAME = re.compile(r"[a-z_$][a-z_$]*\d*|[A-Z][A-Z_]*\d*|[A-Za-z_$][a-z_$]*(?:[A-Z][a-z]{2,})+\d*")
-_CALL = re.compile(r"(?P<name>[A-Za-z_$][\w$.]*)[(\[].*[)\]]")
-_URL = re.compile(r"[a-z][a-z0-9+.\-]*://(?P<authority>[^/\s?#]*)")
-_ONE_WORD = re.compile(r"[ \t]*(?P<word>[!-~]{2,200})[ \t]*\r?")
-_USER = re.compile(r"[a-z][a-z0-9._@\-]{1,63}")
-_NOT_PASSWORD = re.compile(r"[(){}\[\]<>;,:'\"`$\\]|^[A-Za-z_]\w*=|^[-./@]")  # code, an assignment, a flag
-_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
-_EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+_CODE_NAME = LazyPattern(r"[a-z_$][a-z_$]*\d*|[A-Z][A-Z_]*\d*|[A-Za-z_$][a-z_$]*(?:[A-Z][a-z]{2,})+\d*")
+_CALL = LazyPattern(r"(?P<name>[A-Za-z_$][\w$.]*)[(\[].*[)\]]")
+_URL = LazyPattern(r"[a-z][a-z0-9+.\-]*://(?P<authority>[^/\s?#]*)")
+_ONE_WORD = LazyPattern(r"[ \t]*(?P<word>[!-~]{2,200})[ \t]*\r?")
+_USER = LazyPattern(r"[a-z][a-z0-9._@\-]{1,63}")
+_NOT_PASSWORD = LazyPattern(r"[(){}\[\]<>;,:'\"`$\\]|^[A-Za-z_]\w*=|^[-./@]")  # code, an assignment, a flag
+_FENCE = LazyPattern(r"[ \t]*(?:```|~~~)")
+_EMAIL = LazyPattern(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 
 
 def config_value_safe(value: str, key: str) -> bool:
