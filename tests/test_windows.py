@@ -140,13 +140,20 @@ TODAY = dt.date(2026, 11, 22)  # a Sunday
     ("what happened yesterday", "2026-11-21", "2026-11-21"),
     ("the deploy last friday", "2026-11-20", "2026-11-20"),
     ("the outage 2 weeks ago", "2026-11-05", "2026-11-11"),
+    # A named day is that day, also inside a month phrase ("the evening of August 4" is not all of August).
+    ("what caused the SEV-2 on June 4th?", "2026-06-04", "2026-06-04"),
+    ("what happened on the evening of August 4?", "2026-08-04", "2026-08-04"),
+    ("the 4th of June 2025", "2025-06-04", "2025-06-04"),
+    ("the deploy on December 25", "2025-12-25", "2025-12-25"),  # the most recent one
+    ("what ran on 2026-06-04", "2026-06-04", "2026-06-04"),
 ])
 def test_relative_dates_become_a_range(query: str, since: str, until: str) -> None:
     found = find_range(query, TODAY)
     assert found is not None and (found.since.isoformat(), found.until.isoformat()) == (since, until)
 
 
-@pytest.mark.parametrize("query", ["we may want to march on", "the overnight idea", "mayday handler", "decision log"])
+@pytest.mark.parametrize("query", ["we may want to march on", "the overnight idea", "mayday handler", "decision log",
+                                   "we may 2 times retry", "June 31st"])
 def test_words_that_are_not_dates_name_no_range(query: str) -> None:
     assert find_range(query, TODAY) is None
 

@@ -201,7 +201,11 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
     match = assess(table, query, query_vector, hits, vectors).to_dict() if hits else None
     if windows:
         dates = find_range(query, _today(options.today))
-        shown = rank_windows(hits, root, table.files, options.k, WindowOptions(max_chars=options.window_chars), dates,
+        # In hybrid a section is its best unit, not that unit plus a share of its other chunks (an entry's
+        # evidence counted once, services/recall/fusion.py).
+        own = options.mode == "hybrid" and fusion.OWN_FUSION and not windows_mod.SECTION_FUSION
+        window_options = WindowOptions(max_chars=options.window_chars, rest_share=fusion.REST_SHARE if own else -1.0)
+        shown = rank_windows(hits, root, table.files, options.k, window_options, dates,
                              section_scores)
         if asks_what_came_next(query):
             shown = _what_came_next(table, root, shown, options)
@@ -236,12 +240,15 @@ def _fused_hits(table: ChunkTable, embedder, query: str, query_vector: list[floa
     try:
         text = tbl.search(fts_query(query), query_type="fts", fts_columns="fts_text")
         by_text = [_to_hit(r, "text") for r in _rows(tbl, text, where, fetch)]
+        whole = tbl.search(fts_query(query), query_type="fts", fts_columns="entry_fts")
+        entry_rows = _rows(tbl, whole, where, fetch, extra=["entry_fts"]) if fusion.ENTRY_SHARE else []
     except ValueError:  # no searchable term in the query (LanceDB's word for it): the vectors alone
-        by_text = []
+        by_text, entry_rows = [], []
     english_only = not fusion.multilingual(getattr(embedder, "model_id", ""))
     readable = known_word_share(query) if english_only else 1.0  # how much of the query the model can read
     weights = [fusion.TEXT_WEIGHT, fusion.vector_weight(query, english_only, readable)]
-    return fusion.fuse([by_text, by_vector], weights, query)
+    return fusion.fuse([by_text, by_vector], weights, query, [_to_hit(r, "text") for r in entry_rows],
+                       {r["id"]: r["entry_fts"] for r in entry_rows})
 
 
 def _what_came_next(table: ChunkTable, root: Path, shown: list[Hit], options: SearchOptions) -> list[Hit]:
@@ -260,7 +267,7 @@ def _what_came_next(table: ChunkTable, root: Path, shown: list[Hit], options: Se
 
 
 def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[float]] | None = None,
-          top: int = 0) -> list[dict[str, Any]]:
+          top: int = 0, extra: list[str] | None = None) -> list[dict[str, Any]]:
     """The ranked rows with RESULT_COLUMNS and their scores; ``vectors`` (when given) receives the
     vectors of the first ``top`` rows, taken with them (assess reads them: no query of its own).
 
@@ -274,16 +281,17 @@ def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[f
     ranked = builder.select(["id"]).with_row_id(True).limit(limit).to_list()
     if not ranked:
         return []
-    columns = RESULT_COLUMNS + ["vector"] if vectors is not None and top else RESULT_COLUMNS
+    wanted_columns = RESULT_COLUMNS + (extra or [])
+    columns = wanted_columns + ["vector"] if vectors is not None and top else wanted_columns
     try:
         batch = tbl.take_row_ids([r["_rowid"] for r in ranked]).select(columns).to_arrow()
     except (RuntimeError, OSError, ValueError):  # a compacted-away fragment (LanceDB has no error classes of its own)
         batch = None
-    found = batch.select(RESULT_COLUMNS).to_pylist() if batch is not None else []
+    found = batch.select(wanted_columns).to_pylist() if batch is not None else []
     taken = {row["id"]: row for row in found}
     if taken.keys() != {r["id"] for r in ranked}:
-        return builder.select(RESULT_COLUMNS).limit(limit).to_list()
-    if columns is not RESULT_COLUMNS:  # only the top rows' vectors become Python floats (384 each)
+        return builder.select(wanted_columns).limit(limit).to_list()
+    if columns is not wanted_columns:  # only the top rows' vectors become Python floats (384 each)
         wanted = {r["id"] for r in ranked[:top]}
         column = batch.column("vector")
         vectors.update((row["id"], column[i].as_py()) for i, row in enumerate(found) if row["id"] in wanted)

@@ -25,6 +25,14 @@ _MONTH_RE = re.compile(
     rf"|\b(?P<month2>{_MONTH})\s+(?P<year2>(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
+# One day: "June 4th", "on August 7, 2026", "the 4th of June", "4 June", "2026-06-04".
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE_RE = re.compile(
+    rf"\b(?P<month>{_MONTH})\.?\s+(?P<day>[0-3]?\d){_ORD}\b(?!:)(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"
+    rf"|\b(?P<day2>[0-3]?\d){_ORD}\s+(?:of\s+)?(?P<month2>{_MONTH})\b\.?(?:,?\s+(?P<year2>(?:19|20)\d\d)\b)?"
+    r"|\b(?P<iso>(?:19|20)\d\d-[01]\d-[0-3]\d)\b",
+    re.IGNORECASE,
+)
 _AGO_RE = re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<unit>day|week|month)s?\s+ago\b", re.I)
 _LAST_RE = re.compile(r"\b(?P<which>last|this|past|previous)\s+(?P<unit>week|month|year|weekend|"
                       + "|".join(_WEEKDAYS) + r")\b", re.I)
@@ -112,12 +120,37 @@ def _ago(match: re.Match, today: dt.date) -> DateRange:
                      match[0])
 
 
+def _day(match: re.Match, today: dt.date) -> DateRange | None:
+    """A named day as a one-day range; without a year, the most recent such day not after today."""
+    try:
+        if match["iso"]:
+            day = dt.date.fromisoformat(match["iso"])
+            return DateRange(day, day, match[0])
+        name = match["month"] or match["month2"]
+        if name == "may":
+            return None  # "we may 2x it": the verb (the month is written May)
+        month = _MONTHS[name.lower()]
+        number = int(match["day"] or match["day2"])
+        year_text = match["year"] or match["year2"]
+        day = dt.date(int(year_text) if year_text else today.year, month, number)
+        if not year_text and day > today:
+            day = day.replace(year=today.year - 1)
+    except ValueError:  # June 31st, February 30th: not a day
+        return None
+    return DateRange(day, day, match[0].strip())
+
+
 def find_range(query: str, today: dt.date | None = None) -> DateRange | None:
-    """The first date phrase in ``query`` as a range of entry dates, or None."""
+    """The first date phrase in ``query`` as a range of entry dates, or None (a named day before the
+    month it names: "the evening of August 4" is August 4, not August)."""
     today = today or dt.date.today()
     found: list[tuple[int, DateRange]] = []
+    days = [(m.span(), r) for m in _DATE_RE.finditer(query) if (r := _day(m, today)) is not None]
+    found += [(span[0], r) for span, r in days]
     for regex, build in ((_MONTH_RE, _month_range), (_LAST_RE, _relative), (_AGO_RE, _ago)):
         for match in regex.finditer(query):
+            if regex is _MONTH_RE and any(a < match.end() and match.start() < b for (a, b), _ in days):
+                continue  # the month of a named day
             found.append((match.start(), build(match, today)))
     for match in _DAY_RE.finditer(query):
         word = match["word"].lower()
