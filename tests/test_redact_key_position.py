@@ -35,7 +35,7 @@ KEPT = {
         '2. Run `get_design_context(fileKey="Wq4nTz8LmR2vXk7PbY3cHd", nodeId="12-34")`',
         "- File key: `Wq4nTz8LmR2vXk7PbY3cHd`",
         "redirect_uri=https%3A%2F%2Fteam.example.cn%2Fwiki%2FKQ7x2w9PzaRt4MbNcLd8VeFgHj%3Fnext%3D1",
-        "-rw-r--r-- 1 u u 40074 May  7 18:07 5b7c9d1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e-1712345678901_Annual Report.docx",
+        "-rw-r--r-- 1 u u 40074 May  7 18:07 ab7c9d1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e-1712345678901_Annual Report.docx",
         "  _ZThn16_NSt3__114basic_iostreamIcNS_11char_traitsIcEEED1Ev _ZTv0_n24_NSt3__113basic_istreamIcNS_11char_traitsIcEEED0Ev",
         "INFO | androidboot.qemu.adb.pubkey=QAAAAPx7Lm2Kq9vR4wT8nB3cY6hD1sF5gJ0aZ7eU2iO9pL4kM8jN3bV6cX1zQ5wE0rT7yU2iO5pA8sD3fG6hJ9kL2",
     ],
@@ -57,6 +57,7 @@ KEPT = {
     "code": [
         "      fieldErrors.password = 'Password is required';",
         "    request.token = jwt;",
+        '  const password = user.profile?.getPassword("x");',
         "  credentials?: LcOpenAiChatModelV12Credentials;",
         "cd repo && git ls-files -z | xargs -0 grep -lIiE 'ghp_|GH_PAT=[^\"$]' 2>/dev/null",
     ],
