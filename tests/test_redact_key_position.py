@@ -23,6 +23,8 @@ KEPT = {
         "/opt/app/app --type=gpu --pseudonymization-salt-handle=3?k?5512345678901234567?4712345678901234567?9 --x",
         "export type RenewAccessPasswordDto = z.infer<",
         "  password_reset_url: https://shop.example.com/account/reset?step=2",
+        "VAULT_ADDRESS=0xabc... TOKEN_ADDRESS=0x4f2a... AMOUNT=1000 npx hardhat run deploy.ts",
+        "SECRET_NAMESPACE=kube-system kubectl apply -f .",
     ],
     # hex only in key position: not a file name, a URL path or a log field near "api"
     "hex in key position only": [
@@ -65,6 +67,8 @@ KEPT = {
 
 STILL_SECRET = [
     ("DB_PASSWORD_PROD=Zq8vR2kLm9x", "Zq8vR2kLm9x"),
+    ("export GH_PAT=ghx_Zq8vR2kLm9", "Zq8vR2kLm9"),
+    ("API_KEYS=Zq8vR2kLm9,Xk9mQ2vR7p", "Zq8vR2kLm9"),
     ('JWT_SECRET_KEY = "change-me-please"', "change-me-please"),
     ("password_confirmation: hunter2!x", "hunter2!x"),
     ('api_key = "6ca0869f6193ac0d40fa6ae74ed01260"', "6ca0869f6193ac0d40fa6ae74ed01260"),

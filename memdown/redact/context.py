@@ -99,30 +99,12 @@ _CURL_USER = re.compile(
     r"(?<!\S)(?:-u|--user)[ \t]+[\"']?(?P<user>[^\s:\"']+):(?P<v>(?!\[REDACTED:)[^\s\"']+)"
 )
 
-_ENV_SHORT_WORDS = frozenset({"KEY", "PASS", "PWD", "AUTH", "DSN", "PAT", "KEYS"})
-_ENV_LONG_WORDS = (
-    "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL",
-    "PRIVATE", "APIKEY", "ACCESSKEY",
-)
-_ENV_NOT_SECRET_SUFFIX = frozenset(
-    "PATH FILE DIR DIRECTORY TTL TIMEOUT LENGTH SIZE ENABLED DISABLED EXPIRY EXPIRES "
-    "EXPIRATION TYPE NAME HEADER ALGORITHM ALG MODE COUNT LIMIT ID VERSION PREFIX "
-    "FORMAT REGION".split()
-)
-
-
 def _env_key_is_secret(key: str) -> bool:
-    if "DATABASE_URL" in key:
-        return True
-    parts = [p for p in key.split("_") if p]
-    if not parts or parts[-1] in _ENV_NOT_SECRET_SUFFIX:
-        return False
-    for part in parts:
-        if part in _ENV_SHORT_WORDS:
-            return True
-        if any(part.endswith(w) or part.endswith(w + "S") for w in _ENV_LONG_WORDS):
-            return True  # PGPASSWORD, GITHUB_TOKEN, CREDENTIALS (not TOKENIZER)
-    return False
+    """The one predicate (``names.name_says_secret``: the head of the name says secret), so
+    ``TOKEN_ADDRESS`` or ``SECRET_NAMESPACE`` is a name like any other; plus a connection URL and a list of keys."""
+    from .names import name_says_secret
+
+    return "DATABASE_URL" in key or key.endswith("_KEYS") or name_says_secret(key) is not None
 
 
 def _bearer(m: re.Match[str], text: str) -> Span | None:
