@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ... import fsutil, paths
 from ...errors import InputFileError
-from .codex_setup import OURS_PREFIX, edit_settings, memdown_program, write_own_file
+from .codex_setup import OURS_PREFIX, edit_settings, in_project, memdown_program, write_own_file
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,10 @@ class HookFileReport:
 
 def hooks_file(client: str, project: bool, start: Path | None = None) -> Path:
     homes = paths.agent_homes()
-    if client == "copilot":
-        base = paths.project_root(start) / ".github" if project else homes["copilot"]
-        return base / "hooks" / "memdown.json"
-    return (paths.project_root(start) / ".cursor" if project else homes["cursor"]) / "hooks.json"
+    if project:
+        return in_project(start, ".github", "hooks", "memdown.json") if client == "copilot" else \
+            in_project(start, ".cursor", "hooks.json")
+    return homes["copilot"] / "hooks" / "memdown.json" if client == "copilot" else homes["cursor"] / "hooks.json"
 
 
 def hook_command(client: str, project: bool, event: str) -> str:
@@ -188,7 +188,7 @@ export const MemdownPlugin = async ({{ directory }}) => ({{
 
 def plugin_file(project: bool, start: Path | None = None) -> Path:
     if project:
-        return paths.project_root(start) / ".opencode" / "plugins" / "memdown.js"
+        return in_project(start, ".opencode", "plugins", "memdown.js")
     import os
 
     config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")

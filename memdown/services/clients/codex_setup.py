@@ -84,14 +84,25 @@ class SetupReport:
     kept: list[str] = field(default_factory=list)  # what uninstall left in place, and why
 
 
+def in_project(start: Path | None, *parts: str) -> Path:
+    """A file of a client's setup inside the repository (``.gemini/settings.json``, ``.opencode/plugins/…``),
+    refused (``RefusedFileError``) when a folder on the way is a link: the repository is not ours, and a
+    committed ``.gemini -> ~/somewhere`` must not make install write (or uninstall remove) outside it."""
+    root = paths.project_root(start)
+    path = root.joinpath(*parts)
+    fsutil.check_folders(path, root)
+    return path
+
+
 def settings_dir(project: bool, start: Path | None = None) -> Path:
     """Where Codex reads hooks: the repository's ``.codex`` or the user's ``$CODEX_HOME``."""
-    return paths.project_root(start) / ".codex" if project else paths.codex_home()
+    return in_project(start, ".codex", "hooks.json").parent if project else paths.codex_home()
 
 
 def skill_file(project: bool, start: Path | None = None) -> Path:
-    base = paths.project_root(start) / ".agents" / "skills" if project else paths.codex_home() / "skills"
-    return base / SKILL_NAME / "SKILL.md"
+    if project:
+        return in_project(start, ".agents", "skills", SKILL_NAME, "SKILL.md")
+    return paths.codex_home() / "skills" / SKILL_NAME / "SKILL.md"
 
 
 def hook_command(project: bool, event: str, suffix: str | None = None) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ... import fsutil, paths
-from .codex_setup import (SKILL_NAME, SetupReport, edit_settings, hook_command, install_hooks, recall_skill,
+from .codex_setup import (SKILL_NAME, SetupReport, edit_settings, hook_command, in_project, install_hooks, recall_skill,
                           remove_hooks, remove_skill, write_skill)
 
 SETTINGS_FILE = "settings.json"
@@ -44,12 +44,13 @@ EVENTS: dict[str, tuple[str | None, int]] = {
 
 def settings_file(project: bool, start: Path | None = None) -> Path:
     """The repository's ``.gemini/settings.json``, or the user's (``$GEMINI_CLI_HOME/.gemini``)."""
-    folder = paths.project_root(start) / ".gemini" if project else paths.agent_homes()["gemini"]
-    return folder / SETTINGS_FILE
+    return in_project(start, ".gemini", SETTINGS_FILE) if project else paths.agent_homes()["gemini"] / SETTINGS_FILE
 
 
 def skill_file(project: bool, start: Path | None = None) -> Path:
     """Where Gemini CLI finds skills: ``skills/`` beside the settings file (a repository's: trusted folders only)."""
+    if project:
+        return in_project(start, ".gemini", "skills", SKILL_NAME, "SKILL.md")
     return settings_file(project, start).parent / "skills" / SKILL_NAME / "SKILL.md"
 
 
