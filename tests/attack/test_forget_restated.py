@@ -113,3 +113,20 @@ def test_a_dismissed_preference_stays_dismissed_without_the_forgotten_words(memo
     assert [(s.id, s.status) for s in left] == [(sig.id, "dismissed")]
     assert FORGOTTEN not in left[0].extra.get("restated_as", "") and left[0].extra["restated"] == "3"
     assert FORGOTTEN not in "".join(p.read_text() for p in (memory_root / "signals").glob("*.md"))
+
+
+@pytest.mark.integration
+def test_forget_by_text_keeps_a_dismissed_preference_dismissed(memory_root, isolate_paths, tmp_path):
+    """forget --text dropped any signal whose block quoted the phrase, a dismissed restated preference quoting
+    it only in restated_as too: its decision went and the prompts left filed it again as new."""
+    memory_root.mkdir(parents=True, exist_ok=True)
+    assert run_memdown("init").returncode == 0
+    _mine(memory_root, tmp_path, SESSIONS, 0)
+    sig = next(s for s in store.load(memory_root) if s.pattern == restated.PATTERN)
+    store.update(memory_root, {sig.id: {"status": "dismissed", "decision": "user"}})
+    proc = run_memdown("forget", "--text", "ainda por favor", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    assert not [c for c in _review()["candidates"] if c.get("restated")]
+    left = [s for s in store.load(memory_root) if s.pattern == restated.PATTERN]
+    assert [(s.id, s.status) for s in left] == [(sig.id, "dismissed")]
+    assert "por favor" not in "".join(p.read_text() for p in (memory_root / "signals").glob("*.md"))

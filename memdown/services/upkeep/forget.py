@@ -198,11 +198,23 @@ def _signals_to_drop(root: Path, plan: ForgetPlan) -> list[tuple[Path, str]]:
             block = "\n".join(lines[sig.start:sig.end])
             anchor = parse_anchor(block)
             if (anchor and (anchor.turn in turns or anchor.session in sessions)) or sig.id in restating or any(
-                    p in block.casefold() for p in phrases):
+                    p in _judged_text(sig, lines).casefold() for p in phrases):
                 found.append((path, sig.id))
             elif anchor and anchor.turn in plan.followers:
                 found.append((path, "context:" + sig.id))
     return found
+
+
+def _judged_text(sig, lines: list[str]) -> str:
+    """The signal's lines a forgotten phrase is looked for in. A restated preference a person decided
+    (dismissed, promoted) keeps its decision: its ``restated_as`` quotes are cut to the prompts left
+    (``restated._rescind``, after the prompts quoting the phrase are dropped), so only its other lines count."""
+    block = lines[sig.start:sig.end]
+    status = (sig.fields.get("status") or "captured").lower()
+    if sig.fields.get("pattern") != "repetition" or status in ("captured", "analyzed"):
+        return "\n".join(block)
+    skip = range(*sig.field_lines.get("restated_as", (0, 0)))
+    return "\n".join(line for n, line in enumerate(block, sig.start) if n not in skip)
 
 
 def _archives_of(plan: ForgetPlan) -> list[Path]:
