@@ -63,12 +63,8 @@ def _load(root: Path) -> tuple[list[dict], int]:
         return [], 0
     forgotten = forgetting.load(root)
     rows, seen, dropped = [], set(), 0
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue   # a torn last line after a crash: the prompt is mined again only if its offset was not saved
-        if not isinstance(row, dict) or not row.get("turn") or row["turn"] in seen:
+    for row in _rows(text):
+        if not row.get("turn") or row["turn"] in seen:
             continue
         if forgotten.covers(str(row.get("session", "")), str(row["turn"])):
             dropped += 1
@@ -76,6 +72,18 @@ def _load(root: Path) -> tuple[list[dict], int]:
         seen.add(row["turn"])
         rows.append(row)
     return rows, dropped
+
+
+def _rows(text: str):
+    """Each kept prompt's row; a torn last line after a crash is skipped (the prompt is mined again only if
+    its offset was not saved)."""
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            yield row
 
 
 def drop(root: Path, turns: set[str], sessions: set[str], phrases: set[str]) -> int:
@@ -141,14 +149,8 @@ def drawing_on(root: Path, turns: set[str], sessions: set[str]) -> set[str]:
         text = fsutil.read_text(prompts_file(root), errors="replace")
     except OSError:
         return set()
-    said = []
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and (row.get("turn") in turns or row.get("session") in sessions):
-            said.append(_folded(row.get("text", "")))
+    said = [_folded(row.get("text", "")) for row in _rows(text)
+            if row.get("turn") in turns or row.get("session") in sessions]
     if not said:
         return set()
     return {sig.id for sig in store.load(root) if sig.pattern == PATTERN and sig.active
