@@ -7,6 +7,7 @@ import string
 import pytest
 
 from memdown.redact import redact
+from memdown.redact.values import name_like
 
 CONFIGS = {
     "redis requirepass": "bind 0.0.0.0\nport 6379\nrequirepass {S}\n",
@@ -133,4 +134,28 @@ def test_a_two_line_credential_file_loses_its_password_line(where):
     "Output:\nalice\nbob\ncarol\nWd8kP2mZq9Lx\n",  # one of a list of words, not a two-line file
 ])
 def test_two_word_lines_that_are_no_credential_file_are_kept(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("template", [
+    'proxy_set_header Authorization "Key {S}";', "Authorization: Custom {S}",
+    'Check whether this works: "pgbouncer" "{S}"',
+])
+def test_a_header_credential_or_userlist_pair_is_masked_unless_a_safe_shape(template):
+    """A header value shaped like a dotted name (``Key VR62.UjQkOtoDXq``) was kept by ``credential_like``;
+    a pgbouncer pair after a sentence's colon was not read. Mutations: ``_auth_header`` back to
+    ``not credential_like(…)`` alone, or ``_USERLIST`` anchored at the line start only -> red."""
+    rng = random.Random(template)
+    for _ in range(20):
+        letters = "".join(rng.choice(string.ascii_letters) for _ in range(10))
+        if letters.islower() or letters.isupper() or name_like(letters):
+            continue  # generated, not a camelCase name
+        secret = "".join(rng.choice(string.ascii_uppercase) for _ in range(2)) + str(rng.randint(10, 99)) + "." + letters
+        out = redact(template.format(S=secret))
+        assert secret[-8:] not in out, out
+
+
+@pytest.mark.parametrize("text", ["Authorization: Bearer <token>", "Authorization: Basic base64(user:pass)",
+                                  "**AuthController (OAuth2 authorization code flow):**", 'He said: "hello" "world wide"'])
+def test_header_and_pair_shapes_without_a_credential_are_kept(text):
     assert redact(text) == text

@@ -101,18 +101,26 @@ _AUTH_HEADER = LazyPattern(
 
 def _auth_header(m: re.Match[str], text: str) -> Span | None:
     value = m.group("value")
-    if is_placeholder(value) or value.startswith(("$", "[REDACTED")) or not credential_like(value.split("=")[-1]):
+    if is_placeholder(value) or value.startswith(("$", "[REDACTED")):
         return None
+    from .listing import config_value_safe  # a header's credential is masked unless a known-safe shape
+
+    mixed = any(c.isdigit() for c in value) or any(c.isupper() for c in value) and any(c.islower() for c in value)
+    if not credential_like(value.split("=")[-1]) and (not mixed or config_value_safe(value, "authorization")):
+        return None  # Bearer <token>, Basic base64(user:pass); not Key VR62.UjQkOtoDXq
     return ("auth_header", m.start("value"), m.end("value"))
 
 
-_USERLIST = LazyPattern(r'^[ \t]*"[^"\n]{1,64}"[ \t]+"(?P<value>[^"\n]{6,300})"[ \t]*$', re.M)
+_USERLIST = LazyPattern(r'(?:^|(?<=: ))[ \t]*"[^"\n]{1,64}"[ \t]+"(?P<value>[^"\n]{6,300})"[ \t]*$', re.M)  # also "…: "u" "pw"
 
 
 def _userlist(m: re.Match[str], text: str) -> Span | None:
     value = m.group("value")
-    if " " in value or "/" in value or value.startswith("$") or not credential_like(value, strong=True):
-        return None
+    from .listing import config_value_safe
+
+    if " " in value or "/" in value or value.startswith("$") or \
+            not credential_like(value, strong=True) and config_value_safe(value, "password"):
+        return None  # "app" "md5…" stays a hash line's business; "QN15.VjHzbjHpLF" is no dotted name
     return ("password", m.start("value"), m.end("value"))
 
 
