@@ -67,3 +67,36 @@ def test_names_and_paths_a_person_wrote_are_kept(token):
 
     assert written_by_a_person(token)
     assert redact(f"see {token} here") == f"see {token} here"
+
+
+def _ssh_body_lines(rng: random.Random) -> list[str]:
+    blob = b"openssh-key-v1\0\0\0\0\x04none\0\0\0\x04none\0\0\0\0\0\0\0\x01\0\0\0\x33" + rng.randbytes(360)
+    text = base64.b64encode(blob).decode()
+    return [text[i:i + 70] for i in range(70, len(text), 70)]  # the body lines after the fixed header
+
+
+def test_long_base64_pieces_with_vowels_do_not_read_as_names():
+    """A base64 piece between ``-``/``_``/``+``/``/`` of 16+ characters passed ``name_like`` (its 4-5 letter
+    humps have vowels, its digits sit at hump ends: ``hBcdot2xTlrUrtcx2SWthod7dc``), so a Fernet key in a
+    sentence or an SSH key body line was "written by a person" in some draws. A long piece now also needs
+    most of its letters in real words, or one digit group at most and humps of 2.75+ letters on average.
+    Mutation: ``_reads_as_name`` back to ``name_like`` -> red."""
+    from memdown.redact.entropy import written_by_a_person
+
+    assert not written_by_a_person("hBcdot2xTlrUrtcx2SWthod7dc")  # passed name_like: Bcdot, Urtcx, Wthod
+    assert not written_by_a_person("_O8UwJiI1-aTJZ2B-hBcdot2xTlrUrtcx2SWthod7dc=")
+    rng = random.Random("long base64 pieces")
+    leaked = []
+    for _ in range(150):
+        for key in [_fernet(rng), *_ssh_body_lines(rng)[:2]]:
+            if key[2:14] in redact(f"It should be {key} now."):
+                leaked.append(key)
+    assert len(leaked) <= 3, (len(leaked), leaked[:5])
+
+
+@pytest.mark.parametrize("token", ["BLEKeyV3CarStateType", "getUserAccountSettingsForAdmin2",
+                                   "XFrameOptionsMiddleware", "src/main/java/com/example/UserProfileRepository.java"])
+def test_long_names_stay_names(token):
+    from memdown.redact.entropy import written_by_a_person
+
+    assert written_by_a_person(token)

@@ -16,7 +16,7 @@ from collections import Counter
 
 from .names import key_before, name_says_secret, names_an_id
 from .patterns import Rule, Span
-from .values import name_like
+from .values import name_like, words_by_humps
 
 # A token may start with "-", "_", "+" or "/" (base64, a url-safe Fernet key); flags and paths are words.
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~%])[A-Za-z0-9_\-+/][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
@@ -58,8 +58,22 @@ def written_by_a_person(token: str) -> bool:
     if token.count("/") >= 2 and len(pieces) >= 3 and len(pieces[0]) >= 3 and \
             all(name_like(p) for p in pieces[:2]):
         return True  # a path, whatever random folder it holds (a macOS temp dir, a uuid)
-    safe = sum(len(p) for p in pieces if _HEXISH.match(p) or name_like(p))
+    safe = sum(len(p) for p in pieces if _HEXISH.match(p) or _reads_as_name(p))
     return safe * 2 >= sum(len(p) for p in pieces)
+
+
+def _reads_as_name(piece: str) -> bool:
+    """``name_like``, and a long piece (16+) must also be mostly humps of real words (``words_by_humps``):
+    a base64 run (``hBcdot2xTlrUrtcx2SWthod7dc``) has 1-3 letter humps and vowels enough for
+    ``name_like``, never most of its letters in 4+ letter words."""
+    if not name_like(piece) or len(piece) < 16 or words_by_humps(piece):
+        return name_like(piece)
+    humps = [len(h) for h in _LETTER_HUMP.findall(piece)]
+    return len(_DIGIT_GROUP.findall(piece)) <= 1 and 4 * sum(humps) >= 11 * len(humps)  # BLEKeyV3CarStateType
+
+
+_LETTER_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_DIGIT_GROUP = re.compile(r"\d+")
 
 
 def shannon(s: str) -> float:

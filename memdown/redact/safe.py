@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .values import is_placeholder, name_like
+from .values import is_placeholder, name_like, words_by_humps
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
@@ -71,7 +71,6 @@ _HOSTNAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?:com|n
                        r"local|localdomain|lan|cn|de|uk|jp|fr|ru|in|br|nl|eu|us|me|sh|so|xyz|tech|site|run|svc)$")
 _MANGLED = re.compile(r"^_{1,2}Z(?:T[hvVIS]|[NLS]|\d)")  # an Itanium C++ symbol: _ZThn16_NSt3__1…, _ZTv0_n24_…
 _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
-_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
 
 
@@ -90,13 +89,6 @@ def _generated_free_url(value: str) -> bool:
         random_looking(seg) or generated_like(seg) for seg in value.split("/"))
 
 
-def _words_by_humps(token: str) -> bool:
-    """An identifier of words: most characters sit in camel humps of 4+ letters that read as words
-    (``LcLmChatAnthropicV13ParamsTools``), which random keys (``QM51BYtatFMb8h4ZEAAM…``) never reach."""
-    worded = sum(len(h) for h in _HUMP.findall(token) if len(h) >= 4 and h.isalpha() and name_like(h))
-    return worded * 10 >= len(token) * 6
-
-
 def _ascending(token: str) -> bool:
     """An alphabet written out (``123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefgh…``), not a random draw."""
     return sum(a < b for a, b in zip(token, token[1:])) * 10 >= (len(token) - 1) * 8
@@ -106,7 +98,7 @@ def _known_generic(value: str) -> bool:
     """Shapes a generic token rule takes for random that are not secrets."""
     return bool(_UUID.match(value) or _GO_PSEUDO_VERSION.match(value) or _EXPORT_ID.match(value)) \
         or value.startswith(_PUBLIC_KEY_BLOB) \
-        or "_ZN" in value or _MANGLED.match(value) or _words_by_humps(value) or _ascending(value)
+        or "_ZN" in value or _MANGLED.match(value) or words_by_humps(value) or _ascending(value)
 
 
 def known_safe(kind: str, value: str, after: str) -> bool:
@@ -121,7 +113,7 @@ def known_safe(kind: str, value: str, after: str) -> bool:
         return True  # /auth/forgot-password, /api/v1/token: a route or path of names
     if value[:1] in "?*&" and _NAME.match(value[1:]) and name_like(value[1:]):
         return True  # *details.CorrelationToken (Go), ${DB_PASSWORD:?set it}, ${X:-default} (shell)
-    if _TYPE.match(value) and (name_like(value.rstrip("?")) or after[:1] == ";" and _words_by_humps(value)) and \
+    if _TYPE.match(value) and (name_like(value.rstrip("?")) or after[:1] == ";" and words_by_humps(value)) and \
             (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",", ";")):
         return True  # pass: String? = null, fun f(pass: String), credentials?: XCredentials;: a type
     if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")) and not _generated(value):

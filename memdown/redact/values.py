@@ -183,3 +183,13 @@ def mixed_like_generated(piece: str) -> bool:
         if switches >= 3 and digit_switches >= 2 and 4 * switches >= len(chars):  # not EchoMimicV2
             return True
     return False
+
+
+_HUMP = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def words_by_humps(token: str) -> bool:
+    """An identifier of words: most characters sit in camel humps of 4+ letters that read as words
+    (``LcLmChatAnthropicV13ParamsTools``), which random keys (``QM51BYtatFMb8h4ZEAAM…``) never reach."""
+    worded = sum(len(h) for h in _HUMP.findall(token) if len(h) >= 4 and h.isalpha() and name_like(h))
+    return worded * 10 >= len(token) * 6
