@@ -1,8 +1,8 @@
 """The chunker's output is pinned: ids, text, embed text and hash, lines, section bounds, anchors, dates.
 
 Goldens were recorded from the chunker as it was before it was made faster
-(CHUNKER_VERSION 3), and again for CHUNKER_VERSION 4 (each entry's first chunk carries the entry whole,
-``entry_text``, and its id covers it). Any difference means indexes built before and after
+(CHUNKER_VERSION 3); CHUNKER_VERSION 5 produces them again (4 gave each entry's first chunk the entry whole
+and an id covering it, taken out: docs/retrieval.md "Session 8"). Any difference means indexes built before and after
 would disagree, which needs a CHUNKER_VERSION bump and new goldens:
 ``python tests/test_chunker_golden.py --regen`` (only when the change is meant).
 
@@ -43,8 +43,7 @@ OPTIONS = {
 
 def _rows(root: Path, path: str, options: ChunkOptions) -> list[list]:
     mfile = read_memory_file(root, Path(path), max_bytes=10_000_000)
-    return [[getattr(c, f) for f in FIELDS] + [hashlib.sha256(fts_text(c.heading, c.text, c.date).encode()).hexdigest(),
-                                               hashlib.sha256(c.entry_text.encode()).hexdigest()]
+    return [[getattr(c, f) for f in FIELDS] + [hashlib.sha256(fts_text(c.heading, c.text, c.date).encode()).hexdigest()]
             for c in chunk_markdown(mfile.source, mfile.text, options)]
 
 
@@ -87,7 +86,7 @@ def test_every_case_has_a_golden(golden):
 def test_chunks_match_golden(golden, key, root, path, name, full):
     rows = _rows(root, path, OPTIONS[name])
     if full:
-        want, names = golden[key], [f for f in FIELDS if f != "embed_text"] + ["fts_text sha256", "entry_text sha256"]
+        want, names = golden[key], [f for f in FIELDS if f != "embed_text"] + ["fts_text sha256"]
         assert len(rows) == len(want)
         for got, exp in zip(_readable(rows), want):
             assert dict(zip(names, got)) == dict(zip(names, exp))

@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from .cache import EmbeddingCache, _split_key
-from .table import FTS_COLUMNS, ChunkTable
+from .table import ChunkTable
 
 
 def purge_history(table: ChunkTable, fts_options: dict[str, Any]) -> None:
@@ -29,8 +29,7 @@ def purge_history(table: ChunkTable, fts_options: dict[str, Any]) -> None:
         warnings.simplefilter("ignore", UserWarning)
         lance.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         if lance.count_rows():
-            for column in FTS_COLUMNS:
-                lance.create_index(column, config=FTS(**fts_options), name=f"{column}_idx", replace=True)
+            lance.create_index("fts_text", config=FTS(**fts_options), name="fts_text_idx", replace=True)
         lance.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)  # the old index's files too
     if table.meta is not None:
         table.meta.merges_since_optimize = 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .records import chunk_key, rows_digest
 from .table import table_schema
-from .textprep import entry_fts_texts, fts_texts
+from .textprep import fts_texts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,7 +58,6 @@ def text_rows(chunks: Sequence[Any]) -> "pa.Table":
     columns: dict[str, Any] = {name: pa.array(column, pa.int32() if name in _INT_COLUMNS else pa.string())
                                for name, column in zip(_COLUMNS, values)}
     columns["fts_text"] = pa.array(fts_texts(chunks), pa.string())
-    columns["entry_fts"] = pa.array(entry_fts_texts(chunks), pa.string())
     schema = _text_schema()
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
 

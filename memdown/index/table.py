@@ -30,7 +30,9 @@ from .records import ROW_FIELDS, FileRecord, RecordsDamaged, load_records, recor
 if TYPE_CHECKING:
     from .ann import VectorIndex
 
-SCHEMA_VERSION = 2  # 2: entry_fts (one full-text document per entry beside the chunks)
+# 2: entry_fts (one full-text document per entry beside the chunks); 3: entry_fts taken out again (cost without
+# gain, docs/retrieval.md "Session 8"), a new number so an index built with the column rebuilds without it.
+SCHEMA_VERSION = 3
 TABLE_NAME = "chunks"
 # Old table versions stay readable this long after a compaction, so a reader
 # that opened the table just before never fails with "Not found".
@@ -45,7 +47,6 @@ RESULT_COLUMNS = [
 # source lookups of incremental writes; a bitmap for ``kind`` (a dozen values), which search's
 # always-on hidden-kind filter reads instead of every row's kind (docs/scale.md).
 SCALAR_INDEXES = {"id": "BTREE", "source": "BTREE", "kind": "BITMAP"}
-FTS_COLUMNS = ("fts_text", "entry_fts")  # full text of each chunk, and of each entry whole (on its first chunk)
 _SCALAR_INDEX_NAMES = frozenset(f"{column}_idx" for column in SCALAR_INDEXES)
 
 
@@ -80,7 +81,7 @@ def table_schema(dim: int):
 
     text_fields = ["id", "source", "kind", "heading"]
     int_fields = ["start_line", "end_line", "section_start", "section_end"]
-    more_text = ["date", "session", "turn", "transcript", "text", "fts_text", "entry_fts", "embed_hash"]
+    more_text = ["date", "session", "turn", "transcript", "text", "fts_text", "embed_hash"]
     return pa.schema(
         [pa.field(n, pa.string()) for n in text_fields]
         + [pa.field(n, pa.int32()) for n in int_fields]
@@ -339,9 +340,8 @@ class ChunkTable:
 
         configs = {"BTREE": BTree, "BITMAP": Bitmap}
         existing = {idx.name for idx in self.table.list_indices()}
-        for column in FTS_COLUMNS:
-            if f"{column}_idx" not in existing:
-                self.table.create_index(column, config=FTS(**fts_options), name=f"{column}_idx")
+        if "fts_text_idx" not in existing:
+            self.table.create_index("fts_text", config=FTS(**fts_options), name="fts_text_idx")
         for column, kind in SCALAR_INDEXES.items():
             if f"{column}_idx" not in existing:
                 self.table.create_index(column, config=configs[kind](), name=f"{column}_idx")

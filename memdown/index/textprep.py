@@ -104,9 +104,3 @@ def fts_text(heading: str, text: str, date: str = "") -> str:
 def fts_texts(chunks) -> list[str]:
     """:func:`fts_text` of each chunk (a ``store.chunker.Chunk``, read by attribute)."""
     return [fts_text(c.heading, c.text, c.date) for c in chunks]
-
-
-def entry_fts_texts(chunks) -> list[str]:
-    """The entry document of each chunk: :func:`fts_text` of its whole entry on an entry's first chunk, ""
-    on the others (the ``entry_fts`` column: full text scores one ``###`` entry whole, as BM25 does)."""
-    return [fts_text(c.heading, c.entry_text, c.date) if c.entry_text else "" for c in chunks]

@@ -22,7 +22,9 @@ from .mixrecipe import Recipe, compose
 
 HEADING_SEPARATOR = " > "
 # Bump when what a chunk holds or embeds changes: indexes built before rebuild.
-CHUNKER_VERSION = 4  # 3: no empty units from the blank tail of an oversized block; 4: entry_text (one entry whole)
+# 3: no empty units from the blank tail of an oversized block; 4: entry_text (one entry whole, its first chunk's
+# id covering it); 5: entry_text taken out again, ids per chunk as in 3 (a new number: 4's indexes rebuild).
+CHUNKER_VERSION = 5
 _DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # Any HTML comment: a block made only of comments (and anchors) carries no chunk
 # text, so adding or removing one only shifts line numbers and embeds nothing.
@@ -59,9 +61,6 @@ class Chunk:
     text: str  # what search shows and full-text search reads (anchors stripped)
     embed_text: str  # what the model reads: heading context + neighbours + text (or a mixrecipe)
     vector: list[float] | None = None  # filled by the indexer
-    # The whole section (one ``###`` entry, never its neighbours) on its first chunk, "" on the others: the
-    # full-text index scores an entry whole beside its chunks (index/rows.py, services/recall/fusion.py).
-    entry_text: str = ""
 
     @cached_property
     def embed_hash(self) -> str:
@@ -271,15 +270,11 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
         texts = [g.text or _without_anchors(_block_text(lines, g.start, g.end)).strip() for g in groups]
         prefix = (f"{when}: {heading}" if when else heading) if options.heading_context and heading else ""
         section_end = max(section.start + 1, _last_nonblank(lines, section.start, section.end)) + offset
-        entry = "\n\n".join(texts)
         for n, (group, body) in enumerate(zip(groups, texts)):
             key = f"{source}\x00{heading}\x00{body}"
             ordinal = seen.get(key, 0)
             seen[key] = ordinal + 1
-            # The first chunk carries the whole entry: its id covers the entry, so an edit anywhere in the
-            # entry rewrites that row (an unchanged id keeps its row as it is).
-            whole = f"\x00{entry}" if n == 0 and len(texts) > 1 else ""
-            chunk_id = hashlib.sha256(f"{key}\x00{ordinal}{whole}".encode("utf-8")).hexdigest()[:20]
+            chunk_id = hashlib.sha256(f"{key}\x00{ordinal}".encode("utf-8")).hexdigest()[:20]
             chunks.append(
                 Chunk(
                     id=chunk_id,
@@ -297,7 +292,6 @@ def chunk_markdown(source: str, text: str, options: ChunkOptions | None = None) 
                     text=body,
                     embed_text=(_mix_recipe(prefix, texts, n, options) if options.neighbour_weight > 0
                                 else _embed_text(prefix, texts, n, options.context_chars)),
-                    entry_text=entry if n == 0 else "",
                 )
             )
     return chunks

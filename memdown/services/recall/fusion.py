@@ -17,12 +17,9 @@ Why not LanceDB's RRF as is (docs/retrieval.md, "Real coding history"):
 - An entry's evidence counts once: in hybrid a section ranks by its best unit (REST_SHARE 0 here), not
   by that unit plus a share of its other chunks, which let a long entry of middling chunks pass the
   one-chunk entry both lists placed first.
-- Full text can also score each ``###`` entry whole (the ``entry_fts`` document on an entry's first
-  chunk), as a BM25 over entries does; with ENTRY_SHARE > 0 a unit's full-text evidence is the mean of
-  its chunk's and its entry's (never their sum). Off by default: the dev halves did not gain.
 - A question that names an identifier, a path, a command or a flag is answered by the entries that
-  hold it verbatim; the unit (or the entry) holding every such name the question spells out is moved
-  up among the fused candidates (:func:`exact_terms`), whatever either retriever thought of it.
+  hold it verbatim; the unit holding every such name the question spells out is moved up among the
+  fused candidates (:func:`exact_terms`), whatever either retriever thought of it.
 """
 from __future__ import annotations
 
@@ -43,10 +40,6 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 # Identifiers with separators or inner capitals, paths, flags, file names: words a person copies.
 _EXACT = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.~/-]*[A-Za-z][\w-]*(?:[._/:][\w-]+)+|"
                     r"[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w+_\w+)(?![\w-])")
-# Of full text's weight, the entry documents' list; the rest the chunks'. 0 (chunks alone) since session 8: on
-# the dev halves 0.5 lost on real history (MRR 0.818 vs 0.827; fixes, commands, preferences and French below
-# text-only) for +0.003 on bench/retrieval (docs/retrieval.md, "Session 8"); the documents stay indexed.
-ENTRY_SHARE = 0.0
 # A section's score in hybrid: its best unit + REST_SHARE × the next (windows.REST_SHARE, 0.3, stays for text
 # and vector alone). 0: dev MRR real history 0.798 -> 0.827, bench/retrieval 0.872 -> 0.923.
 REST_SHARE = 0.0
@@ -56,8 +49,6 @@ class Ranked(Protocol):
     id: str
     text: str
     score: float
-    source: str
-    section_start: int
 
 
 def is_mostly_latin(query: str) -> bool:
@@ -92,46 +83,23 @@ def _relative(hits: list[Ranked]) -> list[float]:
     return [(s - low) / (top - low) if top > low else 1.0 for s in raw]
 
 
-def fuse(lists: list[list[Ranked]], weights: list[float], query: str, entries: list[Ranked] | None = None,
-         entry_texts: dict[str, str] | None = None) -> list[Ranked]:
-    """One list of the units of ``lists`` (each best first, scores higher = better; the first is the chunk
-    text list), by weighted relative score (or reciprocal rank, METHOD), exact matches up.
-
-    ``entries``: the entry documents' full-text list (the rows of each entry's first chunk), ``entry_texts``
-    their text by row id. Full text then has two views of a unit: its chunk and its whole entry; its text
-    evidence is ENTRY_SHARE of the entry's and the rest of the chunk's (a mean, not a sum: the entry is one
-    piece of evidence). An entry found only whole joins as its first chunk's row."""
+def fuse(lists: list[list[Ranked]], weights: list[float], query: str) -> list[Ranked]:
+    """One list of the units of ``lists`` (each best first, scores higher = better), by weighted relative
+    score (or reciprocal rank, METHOD), exact matches up."""
     score: dict[str, float] = {}
     units: dict[str, Ranked] = {}
-    whole = ENTRY_SHARE if entries else 0.0
-    for n, (hits, weight) in enumerate(zip(lists, weights)):
-        weight = weight * (1 - whole) if n == 0 else weight
-        for hit, share in zip(hits, _shares(hits)):
+    for hits, weight in zip(lists, weights):
+        part = _relative(hits) if METHOD == "relative" else [1 / (FUSION_K + rank) for rank in range(1, len(hits) + 1)]
+        for hit, share in zip(hits, part):
             units.setdefault(hit.id, hit)
             score[hit.id] = score.get(hit.id, 0.0) + weight * share
-    by_entry: dict[tuple[str, int], float] = {}
-    entry_text: dict[tuple[str, int], str] = {}
-    found = {(u.source, u.section_start) for u in units.values()} if entries else set()
-    for hit, share in zip(entries or [], _shares(entries or [])):
-        key = (hit.source, hit.section_start)
-        by_entry[key] = share
-        entry_text[key] = (entry_texts or {}).get(hit.id, "").lower()
-        if key not in found:
-            units[hit.id], score[hit.id] = hit, 0.0
-    for uid, hit in units.items() if by_entry else ():
-        score[uid] += weights[0] * whole * by_entry.get((hit.source, hit.section_start), 0.0)
     terms = exact_terms(query)
     if terms and EXACT_BOOST:
         for uid, hit in units.items():
             text = hit.text.lower()
-            held = entry_text.get((hit.source, hit.section_start), "") if entry_text else ""
-            if all(t in text for t in terms) or (held and all(t in held for t in terms)):
+            if all(t in text for t in terms):
                 score[uid] *= 1 + EXACT_BOOST
     fused = sorted(units.values(), key=lambda h: -score[h.id])
     for hit in fused:
         hit.score = round(score[hit.id], 6)
     return fused
-
-
-def _shares(hits: list[Ranked]) -> list[float]:
-    return _relative(hits) if METHOD == "relative" else [1 / (FUSION_K + rank) for rank in range(1, len(hits) + 1)]

@@ -240,15 +240,12 @@ def _fused_hits(table: ChunkTable, embedder, query: str, query_vector: list[floa
     try:
         text = tbl.search(fts_query(query), query_type="fts", fts_columns="fts_text")
         by_text = [_to_hit(r, "text") for r in _rows(tbl, text, where, fetch)]
-        whole = tbl.search(fts_query(query), query_type="fts", fts_columns="entry_fts")
-        entry_rows = _rows(tbl, whole, where, fetch, extra=["entry_fts"]) if fusion.ENTRY_SHARE else []
     except ValueError:  # no searchable term in the query (LanceDB's word for it): the vectors alone
-        by_text, entry_rows = [], []
+        by_text = []
     english_only = not fusion.multilingual(getattr(embedder, "model_id", ""))
     readable = known_word_share(query) if english_only else 1.0  # how much of the query the model can read
     weights = [fusion.TEXT_WEIGHT, fusion.vector_weight(query, english_only, readable)]
-    return fusion.fuse([by_text, by_vector], weights, query, [_to_hit(r, "text") for r in entry_rows],
-                       {r["id"]: r["entry_fts"] for r in entry_rows})
+    return fusion.fuse([by_text, by_vector], weights, query)
 
 
 def _what_came_next(table: ChunkTable, root: Path, shown: list[Hit], options: SearchOptions) -> list[Hit]:
@@ -267,7 +264,7 @@ def _what_came_next(table: ChunkTable, root: Path, shown: list[Hit], options: Se
 
 
 def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[float]] | None = None,
-          top: int = 0, extra: list[str] | None = None) -> list[dict[str, Any]]:
+          top: int = 0) -> list[dict[str, Any]]:
     """The ranked rows with RESULT_COLUMNS and their scores; ``vectors`` (when given) receives the
     vectors of the first ``top`` rows, taken with them (assess reads them: no query of its own).
 
@@ -281,17 +278,16 @@ def _rows(tbl, builder, where: str | None, limit: int, vectors: dict[str, list[f
     ranked = builder.select(["id"]).with_row_id(True).limit(limit).to_list()
     if not ranked:
         return []
-    wanted_columns = RESULT_COLUMNS + (extra or [])
-    columns = wanted_columns + ["vector"] if vectors is not None and top else wanted_columns
+    columns = RESULT_COLUMNS + ["vector"] if vectors is not None and top else RESULT_COLUMNS
     try:
         batch = tbl.take_row_ids([r["_rowid"] for r in ranked]).select(columns).to_arrow()
     except (RuntimeError, OSError, ValueError):  # a compacted-away fragment (LanceDB has no error classes of its own)
         batch = None
-    found = batch.select(wanted_columns).to_pylist() if batch is not None else []
+    found = batch.select(RESULT_COLUMNS).to_pylist() if batch is not None else []
     taken = {row["id"]: row for row in found}
     if taken.keys() != {r["id"] for r in ranked}:
-        return builder.select(wanted_columns).limit(limit).to_list()
-    if columns is not wanted_columns:  # only the top rows' vectors become Python floats (384 each)
+        return builder.select(RESULT_COLUMNS).limit(limit).to_list()
+    if columns is not RESULT_COLUMNS:  # only the top rows' vectors become Python floats (384 each)
         wanted = {r["id"] for r in ranked[:top]}
         column = batch.column("vector")
         vectors.update((row["id"], column[i].as_py()) for i, row in enumerate(found) if row["id"] in wanted)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .memory import Memory
 
 _SCAN_COLUMNS = ["id", "source", "kind", "heading", "start_line", "end_line", "section_start", "section_end",
-                 "date", "session", "turn", "transcript", "text", "fts_text", "entry_fts", "embed_hash", "vector"]
+                 "date", "session", "turn", "transcript", "text", "fts_text", "embed_hash", "vector"]
 _SCAN_BATCH = 16384  # rows per Arrow batch of the full scan
 
 # ``progress(stage, done, total)``, as ``cli.progress.Progress`` takes it.
