@@ -306,7 +306,11 @@ def destructive(text: str) -> str:
     """
     from .fence import normalized
 
-    return next((why for form in dict.fromkeys((text, normalized(text))) for why in (_destructive(form),) if why), "")
+    for form in dict.fromkeys((text, normalized(text))):  # the raw text, then its normalized form if it differs
+        why = _destructive(form)
+        if why:
+            return why
+    return ""
 
 
 def _destructive(text: str) -> str:
