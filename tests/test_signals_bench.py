@@ -87,3 +87,26 @@ def test_second_labeller_agreement(shared_transcripts):
     assert (round(first["tp"]), round(first["fp"]), round(first["fn"])) == (exact["tp"], exact["fp"], exact["fn"])
     # measured 0.80 binary / 0.78 five-way (bench/signals/RESULTS.md): a floor, not a target
     assert result["all_weighted"]["kappa_binary"] >= 0.75 and result["all_weighted"]["kappa_5way"] >= 0.7
+
+
+@pytest.mark.parametrize(("text", "repo_language", "expected"), [
+    # Latin-script prompts in the collection's languages, in a repository whose main language is English
+    ("Przepraszam, źle powiedziałem, po kliknięciu przycisku dodajemy nowy moduł do listy", "en", "pl"),
+    ("tại sao tôi thấy nó được cập nhật nhiều thế, tôi không muốn như vậy", "en", "vi"),
+    ("não quero mexer na arquitetura do site por agora, só corrige o formulário", "en", "pt"),
+    ("la pipeline non passa perché stavi lavorando sul ramo principale", "en", "it"),
+    ("je ne veux pas que tu modifies les fichiers de configuration sans me demander", "en", "fr"),
+    ("bitte lösche die alten Dateien nicht, wir brauchen sie noch für den Test", "en", "de"),
+    ("no quiero que cambies los archivos de configuración sin preguntarme antes", "en", "es"),
+    ("please do not change the configuration files without asking me first", "pl", "en"),
+    # scripts
+    ("不要再改这个文件了", "en", "zh"), ("このファイルは変更しないでください", "en", "ja"),
+    ("이 파일은 수정하지 마세요", "en", "ko"), ("не трогай этот файл больше", "en", "ru"),
+    ("لا تغير هذا الملف مرة أخرى", "en", "ar"),
+    # too short to tell: the repository's main language (English where that is another script)
+    ("yes", "it", "it"), ("claude -c", "pt", "pt"), ("[image]", "ar", "en"), ("ok", "zh", "en"),
+])
+def test_language_of_reads_the_collections_languages(text, repo_language, expected):
+    """evaluate_v3.language_of: Polish and Vietnamese prompts were read as English before session 9."""
+    bench = _bench_module("evaluate_v3")
+    assert bench.language_of(text, "some-repo", {"some-repo": repo_language}) == expected

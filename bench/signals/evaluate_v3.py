@@ -46,23 +46,37 @@ def split() -> dict:
 
 
 def language_of(text: str, repo: str, main_language: dict[str, str]) -> str:
-    """Script first; in Latin script the repository's main language unless the prompt reads as English."""
+    """Script first (zh/ja/ko/ru/ar); in Latin script a maintained identifier (py3langid, its model bundled)
+    chooses among the collection's Latin-script languages, and a prompt too short to tell (under four words:
+    "yes", "claude -c", "[image]") takes the repository's main language, or English where that is another script.
+    A strong reading beats the repository: a Portuguese prompt in an English repository is Portuguese."""
     if len(_ARABIC.findall(text)) >= 2:
         return "ar"
     tag = language(text)
-    main = main_language.get(repo, "en")
-    if tag in _SCRIPT_LANGS or main in _SCRIPT_LANGS | {"ar", "en"}:
+    if tag in _SCRIPT_LANGS:
         return tag
-    return "en" if _reads_english(text) else main
+    main = main_language.get(repo, "en")
+    fallback = main if main in LATIN_LANGS else "en"
+    if len(re.findall(r"[^\W\d_]{2,}", text)) < 4:
+        return fallback
+    ranked = dict(_identifier().rank(text))
+    best = max(ranked, key=ranked.get)
+    return best if best == fallback or ranked[best] > 0.9 else fallback
 
 
-def _reads_english(text: str) -> bool:
-    words = re.findall(r"[a-z']+", text.lower())
-    hits = sum(w in _ENGLISH for w in words)
-    return hits >= 3 or bool(words) and hits / len(words) > 0.2
+LATIN_LANGS = ("en", "pt", "fr", "vi", "pl", "it", "de", "es")  # the collection's Latin-script languages
+_IDENTIFIER = None
 
 
-_ENGLISH = frozenset("the is and to you it this that of for with please what how can i do not are my".split())
+def _identifier():
+    """py3langid's bundled model with normalised probabilities, limited to LATIN_LANGS (loaded once)."""
+    global _IDENTIFIER
+    if _IDENTIFIER is None:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        _IDENTIFIER = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        _IDENTIFIER.set_languages(list(LATIN_LANGS))
+    return _IDENTIFIER
 
 
 def grep_detector(files: dict[str, list]) -> dict[tuple[str, str], bool]:
