@@ -36,6 +36,7 @@ class Case:
     split: str
     text: str
     secret: str
+    family: str = ""  # a generated dev family (generated.py); "" for the original corpus
 
 
 def split_of(template_id: str) -> str:
@@ -101,7 +102,27 @@ def build(seed: int | None = None) -> tuple[int, list[Case]]:
                 fill["B"] = secret = base64.b64encode(f"ci-bot:{secret}".encode()).decode()
             cases.append(Case(f"{group}:{tid}@{placement}", group, tid, placement, split_of(f"{group}:{tid}"),
                               template.format(**fill), secret))
+    cases += _generated(draw)
     return seed, cases
+
+
+def _generated(draw: Draw) -> list[Case]:
+    """Session 9's generated dev cases (``generated.py``), drawn after the original corpus so its cases and
+    the test half are the same for a seed as before."""
+    from generated import TEXT_PLACES, templates
+
+    out: list[Case] = []
+    for n, (family, group, natural, tid, template) in enumerate(templates()):
+        rotated = [TEXT_PLACES[(n * 5 + i * 7) % len(TEXT_PLACES)] for i in range(2)]
+        for placement in dict.fromkeys([natural, *rotated]):
+            secret = draw.password()
+            fill = {"S": secret}
+            if "{D}" in template:
+                secret = draw.password().rstrip(SYMBOLS) + "." + "".join(draw.rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(2))
+                fill = {"D": secret}
+            out.append(Case(f"gen:{family}:{tid}@{placement}", group, tid, placement, "dev",
+                            template.format(**fill), secret, family))
+    return out
 
 
 def numbered(text: str) -> str:

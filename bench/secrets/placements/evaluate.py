@@ -4,8 +4,8 @@
 
 Each case is written as a one-turn Claude Code transcript and redacted as the archive does
 (``transcript.archive.redact_jsonl``: every JSON line through ``redact_structure``); a case leaks
-when any 10-character piece of its secret survives (``bench/secrets/corpus.leaked``). Prints leaks by group and
-placement. ``run_writers.py`` measures the same corpus through the real hooks, import, index,
+when any 10-character piece of its secret survives (``bench/secrets/corpus.leaked``). Prints leaks by group, family and
+placement (the dev half holds session 9's generated families, ``generated.py``, after the original cases). ``run_writers.py`` measures the same corpus through the real hooks, import, index,
 search, expand and transcript.
 """
 from __future__ import annotations
@@ -54,11 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     by_group: collections.Counter[str] = collections.Counter()
     leaks: collections.Counter[str] = collections.Counter()
     by_placement: collections.Counter[str] = collections.Counter()
+    by_family: collections.Counter[str] = collections.Counter()
+    family_leaks: collections.Counter[str] = collections.Counter()
     for case in cases:
         by_group[case.group] += 1
+        by_family[case.family or "original"] += 1
         out = _unescaped(archived(case))
         if leaked(case.secret, out):
             leaks[case.group] += 1
+            family_leaks[case.family or "original"] += 1
             by_placement[case.placement] += 1
             if args.errors:
                 print(f"LEAK {case.id}: {case.text[:160]!r}")
@@ -67,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({total / max(1, len(cases)):.1%})")
     for group, n in sorted(by_group.items()):
         print(f"  {group:<11} {leaks[group]:>3} of {n}")
+    print("  by family (original = the corpus written in session 7; others generated.py, dev only): " + ", ".join(
+        f"{f} {family_leaks[f]} of {n}" for f, n in by_family.items()))
     print("  by placement: " + ", ".join(f"{p} {n}" for p, n in by_placement.most_common()))
     return 0
 

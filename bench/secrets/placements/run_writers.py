@@ -186,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     print("  by group (facing / archive): " + ", ".join(
         f"{g} {sum(1 for c in cases if c.group == g and c.id in facing)}/"
         f"{sum(1 for c in cases if c.group == g and c.id in archived)} of {k}" for g, k in sorted(groups.items())))
+    families = collections.Counter(c.family or "original" for c in cases)
+    print("  by family (facing / archive): " + ", ".join(
+        f"{f} {sum(1 for c in cases if (c.family or 'original') == f and c.id in facing)}/"
+        f"{sum(1 for c in cases if (c.family or 'original') == f and c.id in archived)} of {k}"
+        for f, k in families.items()))
     if args.errors:
         for case in cases:
             if case.id in where:
