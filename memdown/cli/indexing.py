@@ -127,6 +127,9 @@ def _print_report(report: Any) -> None:
     if report.purged:
         click.echo(f"forgotten everywhere else now (archive, signals, index history, cached vectors): "
                    f"{report.purged} entr(ies) a person deleted")
+    if report.cut:
+        click.echo(f"forgotten everywhere else now (signals, kept prompts, index history, cached vectors): "
+                   f"the words a person cut from {report.cut} entr(ies)")
     if report.ok:
         click.echo("ok")
     else:

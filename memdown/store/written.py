@@ -22,6 +22,7 @@ gone, it is judged (docs/entries.md, "When an entry vanishes"):
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -248,3 +249,23 @@ def judge(root: Path, day_file: Path, text: str) -> tuple[list[Written], list[Wr
         else:
             deleted.append(w)
     return lost, deleted
+
+
+def cut_words(old: str, new: str) -> list[str]:
+    """The runs of words of ``old`` (an entry as memdown wrote it) that ``new`` (the entry as a person left
+    it) no longer holds, in order, anchors left out: what a person cut from an entry they kept. A word
+    changed counts as cut (its old form is gone); words added, moved lines and changed spacing cut nothing."""
+    before, after = ANCHOR_RE.sub(" ", old).split(), ANCHOR_RE.sub(" ", new).split()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    return [" ".join(before[i1:i2]) for op, i1, i2, _j1, _j2 in matcher.get_opcodes() if op in ("delete", "replace")]
+
+
+def adopt(root: Path, day_file: Path, blocks: dict[str, str]) -> None:
+    """The ledger of ``day_file`` now holds ``blocks`` (turn -> the entry as a person edited it) as the text
+    healing writes back, and no other copy of the old text (the caller holds the day file's lock)."""
+    entries = load(root, day_file)
+    records = [{"turn": turn, "session": entries[turn].session, "at": entries[turn].at, "block": block}
+               for turn, block in blocks.items() if turn in entries and entries[turn].deleted is None]
+    if records:
+        note(root, day_file, records)
+        rewrite(root, day_file)

@@ -95,6 +95,7 @@ class VerifyReport:
     missing_turns: list[str] = field(default_factory=list)  # recorded, then lost in a race (store.written)
     deleted_turns: list[str] = field(default_factory=list)  # recorded, then deleted by a person: respected
     purged: int = 0  # deleted by a person: the rest of them (archive, signals, index history) forgotten now
+    cut: int = 0  # entries kept with words a person cut: those words forgotten everywhere else now
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -246,7 +247,7 @@ def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
     paths.require_root(mem.root)
     report = VerifyReport(root=str(mem.root))
     report.missing_turns, report.deleted_turns = vanished(mem.root)
-    report.purged = _purge_deleted(mem)
+    report.purged, report.cut = _purge_deleted(mem)
     expected = _markdown_side(mem, report, progress)
     configured = mem.embedder.model_id  # no model load: the id is known up front
     report.model = {"configured": configured, "index": None}
@@ -290,13 +291,19 @@ def verify(mem: "Memory", progress: ProgressFn = quiet) -> VerifyReport:
     return report
 
 
-def _purge_deleted(mem: "Memory") -> int:
+def _purge_deleted(mem: "Memory") -> tuple[int, int]:
+    """A person's edits of the day files, reconciled: (entries deleted, entries with words cut) forgotten
+    everywhere else (``forget.purge_deleted``, ``forget_cuts.purge_cuts``)."""
     from .forget import purge_deleted
+    from .forget_cuts import purge_cuts
 
-    try:
-        return purge_deleted(mem)
-    except MemdownError:  # an index that cannot open: its history is purged at the next purge that can
-        return 0
+    done = [0, 0]
+    for n, purge in enumerate((purge_deleted, purge_cuts)):
+        try:
+            done[n] = purge(mem)
+        except MemdownError:  # an index that cannot open: its history is purged at the next purge that can
+            continue
+    return done[0], done[1]
 
 
 def _check_cache(mem: "Memory", report: VerifyReport) -> None:
