@@ -2,6 +2,8 @@
 
     python bench/eval_realhistory.py --split dev            # tune here
     python bench/eval_realhistory.py --split test           # report this, once, at the end
+    python bench/eval_realhistory.py --split fresh          # the held-out set of session 9: the lead runs it once
+    python bench/eval_realhistory.py --split fresh --check-labels   # pointers only: parse + import, no ranking
     python bench/eval_realhistory.py --split dev --repos natori-hrj-dotfiles --modes text   # a quick slice
 
 Labels (``bench/realhistory/``, written before any ranking change): ``split.tsv`` splits the
@@ -9,6 +11,13 @@ repositories (one folder of ``../shared/transcripts/real`` each) into dev and te
 holds questions of six kinds (fix, decision, command, location, preference, after = "what did we do
 right after X") in the users' own languages, each with its evidence turns (transcript + turn uuid +
 prompt index). Only those are committed, never transcript text.
+
+``fresh`` (session 9, 2026-11-28) is a third, held-out half: 9 repositories that are in neither dev nor test
+(Vietnamese, Polish, Italian, German, Chinese simplified and traditional, English), chosen before any of its 68
+questions was written, labelled by someone who had not seen a ranking on them, and not run before the lead's
+one end-of-session run. ``--split all`` is dev + test only, so no routine run touches it. ``--check-labels``
+resolves every evidence pointer (the turn exists at that index in the parsed transcript, and the import
+brings its anchor into the day files) without indexing or searching anything.
 
 Each repository is one memory (a user's history), brought in by the service `memdown import` runs
 (``services.capture.importer.find_transcripts`` + ``import_transcripts``, extractive entries), indexed with
@@ -47,15 +56,21 @@ MODES = ("hybrid", "text", "vector")
 K = 10
 _ANCHOR_TURN = re.compile(r"<!--\s*session:\S+\s+turn:(\S+)")
 IMPORT_CODE = ("services/capture/importer.py", "transcript/layout.py")
+SPLITS = ("dev", "test", "fresh")
+ALL = ("dev", "test")  # what ``--split all`` means: never the held-out fresh half
 
 
 def load_questions(split: str, repos: set[str] | None = None) -> list[dict]:
+    """The labelled questions of one split (``all``: dev + test)."""
+    wanted = ALL if split == "all" else (split,)
+    if not set(wanted) <= set(SPLITS):
+        raise ValueError(f"unknown split {split!r}: one of {', '.join(SPLITS)} or all")
     rows = []
     for line in (LABELS / "questions.tsv").read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         qid, qsplit, repo, kind, lang, question, evidence = line.split("\t")
-        if split not in ("all", qsplit) or (repos and repo not in repos):
+        if qsplit not in wanted or (repos and repo not in repos):
             continue
         gold = []
         for item in evidence.split(";"):
@@ -79,9 +94,8 @@ def _stamp(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def build_memory(repo: str, overrides: dict[str, str], embedder=None, work: Path = WORK):
-    """Import one repository's history into its own scratch memory (once per inputs and code) and index it."""
-    from memdown.api import Memory
+def import_memory(repo: str, overrides: dict[str, str], work: Path = WORK):
+    """Import one repository's history into its own scratch memory, once per inputs and code (no index)."""
     from memdown.config import coerce, load_config
     from memdown.services.capture.importer import find_transcripts, import_transcripts
 
@@ -110,13 +124,57 @@ def build_memory(repo: str, overrides: dict[str, str], embedder=None, work: Path
             os.environ.pop("TZ", None) if saved is None else os.environ.__setitem__("TZ", saved)
             time.tzset()
         marker.write_text(json.dumps({"transcripts": len(found), **report.to_dict()}))
-    imported = json.loads(marker.read_text())
+    return root, config, json.loads(marker.read_text())
+
+
+def build_memory(repo: str, overrides: dict[str, str], embedder=None, work: Path = WORK):
+    """Import one repository's history (``import_memory``) and index it."""
+    from memdown.api import Memory
+
+    root, config, imported = import_memory(repo, overrides, work)
     mem = Memory(root, config=config, embedder=embedder)
     index = mem.index()
     print(f"{repo}: {imported['transcripts']} transcripts, {imported['sessions']} sessions, "
           f"{imported['entries']} entries; index {index.chunks_total} chunks, {index.embedded} embedded, "
           f"{index.seconds:.1f}s", file=sys.stderr)
     return mem, imported
+
+
+def anchored_turns(memory_dir: Path) -> set[str]:
+    """Turn uuids whose anchors are in a memory's day files."""
+    turns: set[str] = set()
+    for day in sorted(memory_dir.glob("????-??-??.md")):
+        turns |= set(_ANCHOR_TURN.findall(day.read_text(encoding="utf-8", errors="replace")))
+    return turns
+
+
+def check_labels(split: str, repos: set[str] | None = None, *, work: Path = WORK, imported: bool = True) -> dict:
+    """Resolve every evidence pointer of a split without indexing or searching: the turn is in the parsed
+    transcript at its prompt index, and (``imported``) the import brings its anchor into the day files."""
+    from memdown.transcript.parser import parse_transcript
+
+    questions = load_questions(split, repos)
+    parsed: dict[str, dict[str, int]] = {}
+    problems: list[str] = []
+    in_memory: dict[str, set[str]] = {}
+    for q in questions:
+        if imported and q["repo"] not in in_memory:
+            root, _config, _report = import_memory(q["repo"], {}, work)
+            in_memory[q["repo"]] = anchored_turns(root / "memory")
+        for g in q["gold"]:
+            path = SHARED / g["transcript"]
+            if g["transcript"] not in parsed:
+                turns = parse_transcript(path, include_subagents=False).turns if path.is_file() else []
+                parsed[g["transcript"]] = {t.uuid: t.index for t in turns}
+            where = f"{q['id']} {g['transcript']}#{g['turn']}@{g['index']}"
+            if not path.is_file():
+                problems.append(f"{where}: transcript not found")
+            elif parsed[g["transcript"]].get(g["turn"]) != g["index"]:
+                problems.append(f"{where}: no such turn at that index (parsed: {parsed[g['transcript']].get(g['turn'])})")
+            elif imported and g["turn"] not in in_memory[q["repo"]]:
+                problems.append(f"{where}: the import wrote no anchor for this turn")
+    return {"split": split, "questions": len(questions), "pointers": sum(len(q["gold"]) for q in questions),
+            "repos": len({q["repo"] for q in questions}), "imported": imported, "problems": problems}
 
 
 def _first_hit(gold: set[str], windows: list[tuple[str, set[str]]]) -> tuple[int, int]:
@@ -136,9 +194,7 @@ def rank_repo(repo: str, questions: list[dict], modes: list[str], overrides: dic
     day_files = sorted((mem.root / "memory").glob("????-??-??.md"))
     today = (datetime.date.fromisoformat(day_files[-1].stem) + datetime.timedelta(days=1)).isoformat() \
         if day_files else None
-    in_memory: set[str] = set()
-    for day in day_files:
-        in_memory |= set(_ANCHOR_TURN.findall(day.read_text(encoding="utf-8", errors="replace")))
+    in_memory = anchored_turns(mem.root / "memory")
     out: dict = {"ranks": {}, "unreachable": [], "imported": imported}
     bm25 = BM25(entries(mem.root / "memory"))
     for q in questions:
@@ -209,7 +265,8 @@ def run(split: str, modes: list[str], repos: set[str] | None = None, overrides: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="dev",
+                        help="all = dev + test; fresh is the held-out half, run once by the lead")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--repos", default="", help="only these repositories (comma-separated)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
@@ -218,10 +275,14 @@ def main() -> None:
     parser.add_argument("--tune", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="a ranking constant of memdown.services.recall.{fusion,sequence,windows}, e.g. fusion.FUSION_K=60 (dev only)")
     parser.add_argument("--misses", action="store_true", help="each question's rank per system (dev only, please)")
+    parser.add_argument("--check-labels", action="store_true",
+                        help="only resolve the split's evidence pointers (parse + import); no index, no search")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not SHARED.is_dir():
         parser.error(f"{SHARED} is absent: this benchmark reads real transcripts from ../shared")
+    if args.check_labels:
+        sys.exit(_print_check(check_labels(args.split, {r for r in args.repos.split(",") if r} or None), args.json))
     apply_tunes(args.tune, parser.error)
     embedder, work = None, WORK
     if args.embedder == "use-m3":
@@ -241,6 +302,17 @@ def main() -> None:
         for qid, per in out["ranks"].items():
             print(f"  {qid:8} " + "  ".join(f"{s} {r or '-'}" for s, (r, _c) in per.items()))
     print(f"total {out['seconds']:.1f}s")
+
+
+def _print_check(out: dict, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"split={out['split']}: {out['questions']} questions, {out['pointers']} evidence pointers, "
+              f"{out['repos']} repositories; unresolved {len(out['problems'])}")
+        for problem in out["problems"]:
+            print(f"  {problem}")
+    return 1 if out["problems"] else 0
 
 
 if __name__ == "__main__":
