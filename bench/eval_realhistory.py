@@ -222,28 +222,31 @@ def summarize(ranks: list[tuple[int, int]]) -> dict:
             "mrr": sum(1 / r for r, _ in ranks if r) / n, "chars": statistics.fmean(found) if found else 0.0}
 
 
-def report(questions: list[dict], ranks: dict[str, dict], systems: list[str]) -> dict:
+def report(questions: list[dict], ranks: dict[str, dict], systems: list[str], by_repo: bool = False) -> dict:
     groups: dict[str, list[dict]] = {"all": questions}
     groups["non-English"] = [q for q in questions if q["lang"] != "en"]
     for q in questions:
         groups.setdefault(f"kind:{q['kind']}", []).append(q)
         groups.setdefault(f"lang:{q['lang']}", []).append(q)
+    for q in questions if by_repo else []:  # a change that gains in most repositories, not a lot in one
+        groups.setdefault(f"repo:{q['repo']}", []).append(q)
     return {g: {s: summarize([ranks[q["id"]][s] for q in qs]) for s in systems} for g, qs in groups.items()}
 
 
 def print_report(table: dict, systems: list[str], header: str) -> None:
     print(header)
-    print(f"{'group':16} {'n':>3}  " + "  ".join(f"{s:>30}" for s in systems))
-    print(f"{'':16} {'':>3}  " + "  ".join(f"{'h@1  h@3  h@10  MRR   chars':>30}" for _ in systems))
+    width = max(16, *(len(group) for group in table))
+    print(f"{'group':{width}} {'n':>3}  " + "  ".join(f"{s:>30}" for s in systems))
+    print(f"{'':{width}} {'':>3}  " + "  ".join(f"{'h@1  h@3  h@10  MRR   chars':>30}" for _ in systems))
     for group, cells in table.items():
         n = next(iter(cells.values()))["n"]
         row = "  ".join(f"{c['hit@1']:.2f} {c['hit@3']:.2f} {c['hit@10']:5.2f} {c['mrr']:5.3f} {c['chars']:6.0f}"
                         .rjust(30) for c in (cells[s] for s in systems))
-        print(f"{group:16} {n:3d}  {row}")
+        print(f"{group:{width}} {n:3d}  {row}")
 
 
 def run(split: str, modes: list[str], repos: set[str] | None = None, overrides: dict[str, str] | None = None, *,
-        embedder=None, work: Path = WORK) -> dict:
+        embedder=None, work: Path = WORK, per_repo: bool = False) -> dict:
     started = time.perf_counter()
     questions = load_questions(split, repos)
     by_repo: dict[str, list[dict]] = {}
@@ -259,7 +262,7 @@ def run(split: str, modes: list[str], repos: set[str] | None = None, overrides: 
         imported[repo] = got["imported"]
     systems = list(modes) + ["bm25"]
     return {"split": split, "questions": len(questions), "repos": len(by_repo), "systems": systems,
-            "table": report(questions, ranks, systems), "ranks": ranks, "unreachable": sorted(unreachable),
+            "table": report(questions, ranks, systems, per_repo), "ranks": ranks, "unreachable": sorted(unreachable),
             "imported": imported, "seconds": time.perf_counter() - started}
 
 
@@ -277,6 +280,7 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="each question's rank per system (dev only, please)")
     parser.add_argument("--check-labels", action="store_true",
                         help="only resolve the split's evidence pointers (parse + import); no index, no search")
+    parser.add_argument("--by-repo", action="store_true", help="one row per repository too (is a gain broad?)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not SHARED.is_dir():
@@ -290,7 +294,7 @@ def main() -> None:
 
         embedder, work = USEEmbedder(WORK / "use-m3-cache" / "vectors"), WORK / "use-m3"
     out = run(args.split, [m for m in args.modes.split(",") if m], {r for r in args.repos.split(",") if r} or None,
-              dict(item.split("=", 1) for item in args.set), embedder=embedder, work=work)
+              dict(item.split("=", 1) for item in args.set), embedder=embedder, work=work, per_repo=args.by_repo)
     if args.json:
         print(json.dumps(out, indent=1))
         return

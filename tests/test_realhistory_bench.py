@@ -117,3 +117,15 @@ def test_evaluator_runs_on_a_slice(tmp_path, monkeypatch):
     table = out["table"]
     assert table["all"]["bm25"]["hit@10"] > 0 and table["all"]["text"]["hit@10"] > 0, table["all"]
     assert set(table) >= {"all", "non-English", "lang:ja", "kind:decision"}
+
+
+def test_the_report_has_a_row_per_repository_when_asked():
+    """`--by-repo`: a ranking change is judged by how many repositories it gains in, not by one."""
+    bench = _evaluator()
+    questions = [{"id": "a", "repo": "r1", "kind": "fix", "lang": "en"},
+                 {"id": "b", "repo": "r2", "kind": "fix", "lang": "pt"}]
+    ranks = {"a": {"hybrid": (1, 100)}, "b": {"hybrid": (2, 300)}}
+    table = bench.report(questions, ranks, ["hybrid"], by_repo=True)
+    assert table["repo:r1"]["hybrid"]["mrr"] == 1.0 and table["repo:r2"]["hybrid"]["mrr"] == 0.5
+    assert table["all"]["hybrid"]["mrr"] == 0.75
+    assert not any(group.startswith("repo:") for group in bench.report(questions, ranks, ["hybrid"]))
