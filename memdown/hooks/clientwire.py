@@ -55,7 +55,7 @@ def to_memdown(client: str, event: str, payload: dict[str, Any]) -> dict[str, An
     if client == "gemini":
         from .gemini import in_memdown_terms
 
-        return in_memdown_terms(payload)
+        return {**in_memdown_terms(payload), "memdown_client": "gemini"}  # services.clients.skill_identity
     if client == "opencode":
         return _from_opencode(event, payload)
     # memdown gives Copilot CLI and Cursor no recall skill: the digest names the shell command instead.

@@ -31,26 +31,44 @@ def shown_as(root: Path) -> str:
         return str(root)
 
 
+def client_of(payload: dict[str, Any]) -> str:
+    """Whose model reads the answer: ``gemini`` (its adapter says so), ``codex`` (the session log is a rollout:
+    Codex sends Claude Code's wire format, ``memdown hook EVENT``), ``other`` (a client memdown gives no skill),
+    else ``claude``. Chooses how memdown's recall is named (``services.clients.skill_identity``)."""
+    if payload.get("memdown_no_skill"):
+        return "other"
+    if payload.get("memdown_client"):
+        return str(payload["memdown_client"])
+    return "codex" if os.path.basename(str(payload.get("transcript_path") or "")).startswith("rollout-") else "claude"
+
+
 def session_start(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     if root is None or config is None:
         return None
     from ..services.recall.session import RECALL_BY_COMMAND, RECALL_BY_SKILL, session_brief
 
+    client = client_of(payload)
+    recall, warning = {"other": (RECALL_BY_COMMAND, ""), "claude": (RECALL_BY_SKILL, "")}.get(client, ("", ""))
+    if not recall:  # Codex, Gemini CLI: memdown's skill is the file it installed, if a repository's has its name
+        from ..services.clients.skill_identity import recall_for
+
+        recall, warning = recall_for(client, payload, root)
     brief = session_brief(root, config, shown_as=shown_as(root),
                           transcript_path=str(payload.get("transcript_path") or ""),
-                          session_id=str(payload.get("session_id") or ""),
-                          recall_line=RECALL_BY_COMMAND if payload.get("memdown_no_skill") else RECALL_BY_SKILL)
-    return HookOutput("SessionStart", system_message=brief.status, context=brief.context)
+                          session_id=str(payload.get("session_id") or ""), recall_line=recall)
+    status = f"{brief.status}; {warning}" if warning and brief.status else brief.status
+    return HookOutput("SessionStart", system_message=status, context=brief.context)
 
 
 def user_prompt(payload: dict[str, Any], root: Path | None, config: Config | None) -> HookOutput | None:
     prompt = payload.get("prompt")
     if root is None or config is None or not isinstance(prompt, str) or not paths.daily_dir(root).is_dir():
         return None
-    from ..services.recall.session import prompt_hint
+    from ..services.recall.session import RECALL_HINT_CLAUDE, RECALL_HINT_SHELL, prompt_hint
 
+    claude = client_of(payload) == "claude"
     hint = prompt_hint(root, config, prompt=prompt, session_id=str(payload.get("session_id") or ""),
-                       shown_as=shown_as(root))
+                       shown_as=shown_as(root), recall_with=RECALL_HINT_CLAUDE if claude else RECALL_HINT_SHELL)
     return HookOutput("UserPromptSubmit", context=hint)
 
 

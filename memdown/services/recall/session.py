@@ -58,7 +58,7 @@ class SessionBrief:
 
 # --- SessionStart -------------------------------------------------------------
 
-RECALL_BY_SKILL = "Older work, decisions and fixes can be recalled with the memory-recall skill."
+RECALL_BY_SKILL = "Older work, decisions and fixes can be recalled with the memdown:memory-recall skill."
 # Clients memdown gives no skill (Copilot CLI, Cursor): the shell command is there wherever memdown is.
 RECALL_BY_COMMAND = ("Older work, decisions and fixes can be recalled with `memdown search \"<a few words>\"` "
                      "in the shell (then `memdown expand <id>`).")
@@ -208,8 +208,14 @@ def _say_once(root: Path, notice: str) -> bool:
 
 # --- UserPromptSubmit ---------------------------------------------------------
 
-def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, shown_as: str) -> Gated | str:
-    """The recall hint for this prompt ('' for none): on a session's first prompt and on recall cues."""
+RECALL_HINT_CLAUDE = "the memdown:memory-recall skill (memdown search → expand → transcript)"
+RECALL_HINT_SHELL = "`memdown search \"<a few words>\"` in the shell (then `memdown expand <id>`)"
+
+
+def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, shown_as: str,
+                recall_with: str = RECALL_HINT_CLAUDE) -> Gated | str:
+    """The recall hint for this prompt ('' for none): on a session's first prompt and on recall cues.
+    ``recall_with`` names memdown's recall by identity in this client (``clients.skill_identity``)."""
     text = prompt.strip()
     if not config["hooks.prompt_hint"] or len(text) < config["hooks.prompt_min_chars"] or text.startswith("/"):
         return ""
@@ -226,8 +232,7 @@ def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, sho
     where = shown_as if shown_as == paths.MEMORY_DIR_NAME else field(shown_as)
     lines = [own_line(
         f"This project has memdown memory: {len(days)} daily log(s) in {where}/memory "
-        f"(latest {field(days[0].stem, 40)}). Past work, decisions and fixes can be recalled with the "
-        "memory-recall skill (memdown search → expand → transcript).")]
+        f"(latest {field(days[0].stem, 40)}). Past work, decisions and fixes can be recalled with {recall_with}.")]
     pointers = config["hooks.prompt_pointers"]
     found = _pointers(root, text, pointers) if pointers > 0 else []
     if found:
