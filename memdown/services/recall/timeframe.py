@@ -151,7 +151,10 @@ def find_range(query: str, today: dt.date | None = None) -> DateRange | None:
         for match in regex.finditer(query):
             if regex is _MONTH_RE and any(a < match.end() and match.start() < b for (a, b), _ in days):
                 continue  # the month of a named day
-            found.append((match.start(), build(match, today)))
+            try:
+                found.append((match.start(), build(match, today)))
+            except (OverflowError, ValueError):  # "9999999 months ago": before the first day a date can hold
+                continue
     for match in _DAY_RE.finditer(query):
         word = match["word"].lower()
         back = {"today": 0, "yesterday": 1}.get(word)
