@@ -98,3 +98,48 @@ def test_words_moved_or_kept_elsewhere_in_the_day_drop_nothing(isolate_paths: Pa
     day.write_text(day.read_text() + f"\n## Notes\n\nThe codename is {UNIQUE}.\n")  # the person keeps the word
     assert verify(mem).cut == 0
     assert sorted(p.read_text() for p in (memory_root / "signals").glob("*.md")) == signals
+
+
+def test_a_restatement_cut_from_its_entry_leaves_the_preference(isolate_paths: Path, memory_root: Path,
+                                                                fake_embedder, monkeypatch) -> None:
+    """The prompt kept for repetition goes with the words cut from its entry: the preference restated in
+    four prompts is counted from the three left and no longer quotes the cut one. Red with ``kept = {}``
+    in ``purge_cuts`` (the turn's kept prompt stays and is counted)."""
+    from datetime import datetime
+
+    from memdown.api import Memory
+    from memdown.config import load_config
+    from memdown.services.capture.signal_mining import mine_session
+    from memdown.services.upkeep.verify import verify
+    from memdown.signals import restated, store
+    from memdown.store import daily, written
+    from memdown.store.layout import init_layout
+    from test_forget_restated import FORGOTTEN, SESSIONS
+    from transcript_factory import TranscriptBuilder
+
+    init_layout(memory_root)
+    for n, (prompt,) in enumerate(SESSIONS):
+        tb = TranscriptBuilder(session_id=f"pt-{n}")
+        turn = tb.prompt(prompt)
+        tb.tool("Read", {"file_path": "src/app.py"}, "ok")
+        tb.reply("Entendido.")
+        daily.append_entry(memory_root, daily.Entry(datetime(2026, 11, 20, 10, n), f"pt-{n}", turn, "~/t.jsonl",
+                                                    [f"Asked: {prompt}", "Outcome: read src/app.py"]))
+        mine_session(memory_root, tb.write(tmp_path_of(isolate_paths) / f"pt-{n}.jsonl"), f"pt-{n}",
+                     config=load_config(memory_root))
+    (sig,) = [s for s in store.load(memory_root) if s.pattern == restated.PATTERN]
+    assert FORGOTTEN in sig.extra["restated_as"] and sig.extra["restated"] == "4"
+    monkeypatch.setattr(written, "HEAL_SECONDS", -1.0)
+    _cut(memory_root / "memory" / "2026-11-20.md", FORGOTTEN, "por favor!")  # short: looked for in its turn only
+    mem = Memory.open(memory_root, embedder=fake_embedder)
+    assert verify(mem).cut == 1
+    left = [s for s in store.load(memory_root) if s.pattern == restated.PATTERN]
+    assert [s.extra["restated"] for s in left] == ["3"]
+    assert FORGOTTEN not in "".join(p.read_text() for p in (memory_root / "signals").glob("*.md"))
+    assert FORGOTTEN not in restated.prompts_file(memory_root).read_text()
+
+
+def tmp_path_of(project: Path) -> Path:
+    folder = project.parent / "transcripts"
+    folder.mkdir(exist_ok=True)
+    return folder
