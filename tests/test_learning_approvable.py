@@ -125,3 +125,31 @@ def test_reflect_list_says_why_it_held_each_signal(memory_root):
     data = json.loads(run_memdown("reflect", "list", "--json", "--dir", str(memory_root)).stdout)
     assert data["held_reasons"] == {"an order for the task at hand, said once": 1,
                                     "a to-do for the task at hand, not something to keep": 1}
+    assert "held_groups" not in data   # the groups themselves with --all
+    every = json.loads(run_memdown("reflect", "list", "--all", "--json", "--dir", str(memory_root)).stdout)
+    assert sorted((g["type"], g["held"]) for g in every["held_groups"]) == [
+        ("correction", "an order for the task at hand, said once"),
+        ("memory_request", "a to-do for the task at hand, not something to keep")]
+    text = run_memdown("reflect", "list", "--all", "--dir", str(memory_root)).stdout
+    assert "held (an order for the task at hand, said once): SIG-" in text
+
+
+@pytest.mark.parametrize("text, is_order", [
+    ("这个先记下来，啃完骨头后再想办法优化。", True),   # 再 alone is "then": a to-do for later, said once
+    ("现在先不管跑出来后的问题，等跑完了，再抓入选的队伍。", True),
+    ("先不要再动配置文件", False),                     # 不要再: "don't … again" stands
+])
+def test_zai_alone_is_then_not_again(text, is_order):
+    assert order_for_now(text) is is_order
+
+
+def test_a_bare_command_and_a_long_recipe_are_held_with_their_reasons():
+    """Session 9 dev screens: "`DISPLAY=:0 … xrandr --auto`" (a command shared, no word of when) and 300-character
+    recipes of pasted errors were shown; neither is approvable as written."""
+    assert hold_reason("rule", "command", "`DISPLAY=:0 xrandr --auto`", [], 1, 0) == \
+        "a command with no word of when or why to run it"
+    assert hold_reason("rule", "command", "Run `make deploy` only from the release branch.", [], 1, 0) == ""
+    recipe = 'When Bash fails with "Exit code 1 ' + "x" * 180 + '", Bash `pip install -e .` works.'
+    assert hold_reason("reflexion", "failure", recipe, [], 2, 0).startswith("a recipe longer than a rule")
+    assert hold_reason("reflexion", "failure", 'When pytest fails with "No module named app", Bash `pip install -e .` works.',
+                       [], 2, 0) == ""

@@ -48,10 +48,23 @@ def test_an_edit_streak_is_held_with_its_reason_even_across_sessions(memory_root
 
 
 def test_real_failures_and_corrections_are_still_proposed(memory_root):
-    add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", "s1", tool="Bash",
-        input="Bash: pytest", fix="Bash `pip install -e .`")
+    for session in ("s1", "s2"):
+        add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", session, tool="Bash",
+            input="Bash: pytest", fix="Bash `pip install -e .`")
     add(memory_root, "correction", "no, use pnpm not npm", "s1")
     assert len(texts(memory_root)) == 2
+
+
+def test_a_failure_and_its_fix_seen_in_one_session_is_held_with_its_reason(memory_root):
+    """Session 9: 13 of the 20 candidates on the dev projects' first screens were one session's failure
+    recipes (a pasted error, then the steps that session took), none approvable; a recipe is proposed
+    once another session hit the same failure."""
+    add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", "s1", tool="Bash",
+        input="Bash: pytest", fix="Bash `pip install -e .`")
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert result.candidates == []
+    assert result.held_reasons == {"a failure and its fix seen in one session": 1}
+    assert [g["held"] for g in result.held_groups] == ["a failure and its fix seen in one session"]
 
 
 def test_one_session_observations_are_held_not_proposed(memory_root):
@@ -69,8 +82,9 @@ def test_one_session_observations_are_held_not_proposed(memory_root):
 
 
 def test_a_failure_fixed_by_a_project_step_or_an_observation_seen_twice_is_still_proposed(memory_root):
-    add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", "s1", tool="Bash",
-        input="Bash: pytest", fix="Bash `pip install -e .`")
+    for session in ("s1", "s3"):
+        add(memory_root, "failure", "ModuleNotFoundError: No module named 'app'", session, tool="Bash",
+            input="Bash: pytest", fix="Bash `pip install -e .`")
     for session in ("s1", "s2"):  # another URL working is no rule, however often
         add(memory_root, "failure", "Request failed with status code 404", session, tool="WebFetch",
             input="WebFetch: https://example.com/a", fix="WebFetch: https://example.com/b")

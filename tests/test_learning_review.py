@@ -141,6 +141,8 @@ def test_other_targets_improvements_reflexion_global(memory_root):
         found_with="Grep: NEED in web")  # one session is an observation (candidates.one_off); two make it a candidate
     fail = add(memory_root, "ModuleNotFoundError: No module named 'memdown'", "failure", tool="Bash",
                input="Bash `pytest -q`", fix="Bash `python -m pytest -q`")
+    add(memory_root, "ModuleNotFoundError: No module named 'memdown'", "failure", session="s2", tool="Bash",
+        input="Bash `pytest -q`", fix="Bash `python -m pytest -q`")  # a recipe of one session is held (one_off)
     pref = add(memory_root, "don't ask me for confirmation, just do it", "convention")
     by_id = {c.id: c for c in review.analyze(memory_root, now=NOW, config=load_config(memory_root)).candidates}
     assert by_id[thrash.id].target == "improvements" and by_id[fail.id].target == "reflexion"

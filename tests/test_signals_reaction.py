@@ -62,3 +62,44 @@ def test_mining_reads_the_previous_turn_from_the_transcript(memory_root, tmp_pat
     tb.prompt("non, garde ceux de la doc")
     sigs = mine_session(memory_root, tb.write(tmp_path / "fr.jsonl"), "fr", config=load_config(memory_root))
     assert [(s.type, s.pattern, s.turn) for s in sigs] == [("correction", "x.correction.refusal", tb.turn_uuids[1])]
+
+
+@pytest.mark.parametrize("prompt, clause", [
+    ("我需要你在编程中面对任何询问选择时候，永远都选1", "我需要你在编程中面对任何询问选择时候，永远都选1"),
+    ("ok thanks. Always run the linter before committing. Now fix the header", "Always run the linter before committing."),
+    ("For the future, if something is possible but not set up, let me know and offer to set it up.",
+     "For the future, if something is possible but not set up, let me know and offer to set it up."),
+    ("Всегда старайся делать короткие ответы.", "Всегда старайся делать короткие ответы."),
+    ("# Regras - NUNCA ler app.py inteiro de uma vez - usar Read", "NUNCA ler app.py inteiro de uma vez"),
+    ("永远不要直接推送到main分支", "永远不要直接推送到main分支"), ("항상 한국어로 답해줘", "항상 한국어로 답해줘"),
+    ("tu dois toujours lancer les tests avant de pousser", "tu dois toujours lancer les tests avant de pousser"),
+])
+def test_a_standing_instruction_is_a_convention_in_the_users_words(prompt, clause):
+    """Session 9: a standing preference said once ("永远都选1", "Всегда…", "NUNCA…") in any language was never
+    mined; the sentence holding it is the quote, so the queue can propose it as written."""
+    hits = cross_language_hits(prompt, SILENT, [])
+    assert [(h.type, h.patterns[0], h.quote) for h in hits] == [("convention", "x.convention.standing", clause)]
+
+
+@pytest.mark.parametrize("prompt", [
+    "I always get a 419 error on the login form", "Every time I run the tests it fails.", "先记起来，以后再说.",
+    "在operate以后可能会由于异步服务还没提交导致状态错误，我们需要解决这个问题。",   # 以后 = "after"
+    "嗯嗯，这里还要有另一个功能，就是handoff和checkpoint，每次更新两仪都能自动获取.",  # describes a feature
+    "should we always run the linter before committing?", "cara toda vez que to tentando editar algo, voce buga",
+])
+def test_a_story_or_a_question_with_a_standing_word_is_no_instruction(prompt):
+    assert kinds(prompt, SILENT) == []
+
+
+def test_a_standing_instruction_said_once_reaches_the_queue_as_written(memory_root, tmp_path):
+    from memdown.learning import review
+
+    memory_root.mkdir(parents=True)
+    tb = TranscriptBuilder(session_id="zh")
+    tb.prompt("帮我把安装脚本整理一下")
+    tb.tool("Edit", {"file_path": "install.sh"}, "ok")
+    tb.reply("好了。要我继续吗？请选择 1 或 2。")
+    tb.prompt("我需要你在编程中面对任何询问选择时候，永远都选1")
+    mine_session(memory_root, tb.write(tmp_path / "zh.jsonl"), "zh", config=load_config(memory_root))
+    found = review.analyze(memory_root, persist=False, config=load_config(memory_root))
+    assert [(c.type, c.text) for c in found.candidates] == [("convention", "我需要你在编程中面对任何询问选择时候，永远都选1.")]

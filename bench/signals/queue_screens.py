@@ -29,8 +29,8 @@ LABELS_FILE = HERE / "queue_labels_v3.jsonl"
 MEMDOWN = Path(sys.executable).with_name("memdown")
 
 
-def test_projects(shared: Path, min_prompts: int) -> list[str]:
-    test = set(json.loads(SPLIT_FILE.read_text(encoding="utf-8"))["test"])
+def test_projects(shared: Path, min_prompts: int, half: str = "test") -> list[str]:
+    test = set(json.loads(SPLIT_FILE.read_text(encoding="utf-8"))[half])
     counts: dict[str, int] = {}
     for prompt, _turn, _prev in iter_prompts(shared):
         if prompt.repo in test:
@@ -39,6 +39,7 @@ def test_projects(shared: Path, min_prompts: int) -> list[str]:
 
 
 HELD: dict[str, dict[str, int]] = {}  # per project: why signals were held as evidence (reflect list's held_reasons)
+HELD_ROWS: dict[str, list[dict]] = {}  # per project: the held groups themselves (reflect list --all), for --held
 
 
 def first_screen(shared: Path, repo: str, screen: int) -> list[dict]:
@@ -51,7 +52,13 @@ def first_screen(shared: Path, repo: str, screen: int) -> list[dict]:
         subprocess.run(["git", "init", "-q", "."], cwd=project, check=True)
         run("init")
         run("import", str(shared / "real" / repo), "--no-index")
-        listing = run("reflect", "list", "--json")
+        listing = run("reflect", "list", "--json", "--limit", "0")
+        every = run("reflect", "list", "--json", "--all", "--limit", "0")
+        try:
+            HELD_ROWS[repo] = [{"type": r.get("type"), "held": r.get("held"), "rule": r.get("text"),
+                                "quotes": r.get("quotes", [])[:3]} for r in json.loads(every.stdout)["held_groups"]]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            HELD_ROWS[repo] = []
         try:
             rows = json.loads(listing.stdout)
         except json.JSONDecodeError:
@@ -88,6 +95,9 @@ def main() -> None:
     parser.add_argument("--screen", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--score", action="store_true")
+    parser.add_argument("--half", choices=("dev", "test"), default="test",
+                        help="dev: the projects a queue change may be tuned on; test: once, at the end")
+    parser.add_argument("--held", action="store_true", help="also print every held group with its reason")
     args = parser.parse_args()
     if args.score:
         print(json.dumps(score(), indent=1))
@@ -95,7 +105,7 @@ def main() -> None:
     if not args.shared.is_dir():
         print("no shared transcripts: nothing to list")
         return
-    screens = {repo: first_screen(args.shared, repo, args.screen) for repo in test_projects(args.shared, args.min_prompts)}
+    screens = {repo: first_screen(args.shared, repo, args.screen) for repo in test_projects(args.shared, args.min_prompts, args.half)}
     if args.json:
         print(json.dumps(screens, ensure_ascii=False, indent=1))
         return
@@ -105,6 +115,8 @@ def main() -> None:
             print(f"  {row.get('id')} {row.get('type')} [{rule_key(row.get('rule') or '')}] {row.get('rule')!r}"[:300])
         for reason, count in sorted(HELD.get(repo, {}).items(), key=lambda kv: -kv[1]):
             print(f"  held: {count} {reason}")
+        for row in HELD_ROWS.get(repo, []) if args.held else []:
+            print(f"    [{row['held']}] {row['type']}: {row['rule']!r}"[:300])
 
 
 if __name__ == "__main__":

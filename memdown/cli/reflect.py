@@ -75,12 +75,15 @@ def list_cmd(show_all: bool, limit: int | None, dry_run: bool, memory_dir: Path 
     if not dry_run:
         mark_seen(root, review.candidates[:len(data["candidates"])])
     if show_all:
+        data["held_groups"] = review.held_groups
         data["signals"] = [s.to_dict() for s in store.load(root)]
     if as_json:
         print_json(data)
         return
     _print_review(review, data)
     if show_all:
+        for group in data["held_groups"]:
+            click.echo(f"held ({group['held']}): {group['id']} {group['type']}: {group['text'][:80]}")
         for sig in data["signals"]:
             click.echo(f"{sig['id']}  {sig['status']:<9} {sig['type']:<16} {sig['text'][:80]}")
 

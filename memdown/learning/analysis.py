@@ -36,6 +36,7 @@ class Review:
     unapproved: list[dict] = field(default_factory=list)
     held: int = 0  # signals whose text is no rule a person would write: kept as evidence, not proposed
     held_reasons: dict[str, int] = field(default_factory=dict)  # why, counted in signals (never silent)
+    held_groups: list[dict] = field(default_factory=list)  # each held group: id, type, text, reason (`list --all`)
 
     def to_dict(self) -> dict:
         return {"candidates": [c.to_dict() for c in self.candidates], "auto": self.auto,
@@ -142,6 +143,8 @@ def analyze_under_lock(root: Path, *, persist: bool, config: Config, now=None) -
         if reason:
             review.held += len(members)
             review.held_reasons[reason] = review.held_reasons.get(reason, 0) + len(members)
+            review.held_groups.append({"id": cand.id, "type": cand.type, "text": cand.text, "held": reason,
+                                       "signals": len(members), "quotes": cand.quotes[:3]})
             continue
         review.candidates.append(cand)
     _flag_conflicts(review.candidates, promoted, ctx["claude"])

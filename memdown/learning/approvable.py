@@ -17,7 +17,7 @@ Session 8 (``hold_reason``: every group kept off the queue gets a reason, counte
 * "remember to add a transition effect…" is a to-do for this task, not something to keep.
 * An order for the task at hand, said once: "DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "no code yet",
   "先别提交" — a time or task scope (yet, for now, this time, plan only, 先, 暂时…) and no standing word
-  (always, never, from now on, 以后, 每次, 再…). Restated in other prompts or sessions, it is a preference.
+  (always, never, from now on, 以后, 每次, 不再…). Restated in other prompts or sessions, it is a preference.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ _QUESTION = re.compile(r"[?？]|[吗嗎呢](?:[\s。.!！]|$)|想问|想問|请�
                        r"(?i:\bi (?:just )?(?:want|wanted|was going) to ask\b|\bje (?:voulais|veux) (?:te |vous )?demander\b|"
                        r"\bqueria (?:te )?(?:perguntar|saber)\b|\bхотел (?:бы )?спросить\b)")
 _FIX_SPANS = re.compile(r"`([^`]+)`")
+_ONLY_CODE = re.compile(r"^\W*(?:`[^`]+`\W*)+$")
 
 
 def discards(command: str) -> str:
@@ -77,7 +78,8 @@ _STANDING = re.compile(
     r"(?i)\b(?:always|never|every ?time|each time|whenever|from now on|going forward|anymore|again|by default|"
     r"in (?:this|our|the) (?:repo|repository|project|codebase)|toujours|jamais|désormais|siempre|nunca|sempre|"
     r"mai più|zawsze|nigdy|всегда|никогда|впредь|luôn|không bao giờ)\b|"
-    r"以后|以後|每次|永远|永遠|一律|总是|總是|始终|始終|再|いつも|今後|常に|毎回|항상|앞으로|매번|절대")
+    r"以后|以後|每次|永远|永遠|一律|总是|總是|始终|始終|(?:不要|不|别|別)再|再也|いつも|今後|常に|毎回|항상|앞으로|매번|절대")
+# 再 alone is "then" ("先记下来，…后再想办法优化": note it first, optimise later); "don't … again" is 不要再 / 别再
 
 
 def not_a_rule(text: str) -> str:
@@ -102,8 +104,12 @@ def hold_reason(kind: str, type_: str, text: str, quotes: list[str], sessions: i
     how often the user restated it) is evidence rather than a rule a person would approve, or ''."""
     if type_ == "multi_edit":
         return "an edit streak: an observation about a file, not a rule"
+    if kind == "reflexion" and len(text) > MAX_RULE_CHARS:
+        return "a recipe longer than a rule (a pasted error and a chain of steps)"
     if kind != "rule":
         return ""
+    if _ONLY_CODE.match(text):
+        return "a command with no word of when or why to run it"
     if type_ == "memory_request" and quotes and all(_TODO.search(q) for q in quotes):
         return "a to-do for the task at hand, not something to keep"
     if type_ in ("correction", "convention", "memory_request") and sessions < 2 and restated < 2 \

@@ -221,9 +221,14 @@ def one_off(members: list[Signal]) -> str:
     """Why a group is an observation to hold as evidence rather than a candidate, or ''."""
     if not all(s.type in ONE_OFF_TYPES for s in members):
         return ""
+    sessions = len({s.session or s.id for s in members})
     if all(s.type in FAILURE_TYPES for s in members):
-        return "" if any(project_step(s) for s in members) else "a failure without a project step to repeat"
-    return "" if len({s.session or s.id for s in members}) >= 2 else "seen in one session"
+        if not any(project_step(s) for s in members):
+            return "a failure without a project step to repeat"
+        # one session's recipe is how that session went, not yet how the project works (issue 30: 13 of
+        # the 20 candidates on the dev projects' first screens, none approvable)
+        return "" if sessions >= 2 else "a failure and its fix seen in one session"
+    return "" if sessions >= 2 else "seen in one session"
 
 
 # Words that name nothing a rule could be about: "I don't like any approach." says no more than "no".

@@ -146,7 +146,7 @@ _MEMORY_INPUT = re.compile(r"<user-memory-input>(.*?)</user-memory-input>", re.S
 def cross_language_hits(prompt: str, prev, found: list[Hit]) -> list[Hit]:
     """What the phrase tables missed in any language (``reaction``): an explicit memory request, and a
     reaction to what the agent just did in the turn before (its tool calls or its words)."""
-    from .reaction import memory_request, reaction
+    from .reaction import memory_request, reaction, standing_clause
 
     if looks_relayed(prompt):
         return []
@@ -160,7 +160,10 @@ def cross_language_hits(prompt: str, prev, found: list[Hit]) -> list[Hit]:
         return [Hit("memory_request", 2, ["x.memory_request.explicit"], "", quote, _tags(quote, ""))]
     acted = prev is not None and (bool(prev.tool_calls) or bool(prev.assistant_texts))
     kind = "" if kinds & {"correction", "memory_request", "revert"} else reaction(own, agent_acted=acted)
-    return [Hit("correction", 2, [f"x.correction.{kind}"], "", quote, _tags(quote, ""))] if kind else []
+    if kind:
+        return [Hit("correction", 2, [f"x.correction.{kind}"], "", quote, _tags(quote, ""))]
+    standing = "" if kinds & RULE_TYPES else standing_clause(own)
+    return [Hit("convention", 2, ["x.convention.standing"], "", standing, _tags(standing, ""))] if standing else []
 
 
 def _tags(text: str, lang: str) -> list[str]:

@@ -51,6 +51,35 @@ _NOT_ASKED = re.compile(
     r"eu disse|это не то|я (?:сказал|просил)|ты (?:сломал|забыл)|to nie (?:to|tak)|mówiłem|non è (?:questo|così)|"
     r"ho detto|不是这|不是這|不对|不對|搞错|搞錯|我是说|我是說|我说的是|我說的是|你(?:又|怎么|怎麼)|错了|錯了|"
     r"そうじゃない|違います|言った|아니라|잘못|틀렸")
+# A standing instruction: a sentence that says the agent should (not) do something always, never, from now on.
+# Strong words are directives wherever they open a clause ("Always run…", "永远不要…", "Всегда …", "NUNCA
+# ler…") or sit in a clause that addresses the agent ("I need you to always pick 1"). Weak words also tell a
+# story ("every time I run it…", "以后再说" = "later") and count only in a sentence that directs ("let me
+# know", "要", "不要", "应该"). Words that also mean "again" (再) or "not" (German "nie" is Polish "not") are
+# left out.
+_STRONG = re.compile(
+    r"(?i)(?<!\w)(?:always|never|toujours|jamais|siempre|nunca|jamás|sempre|mai più|zawsze|nigdy|immer|niemals|"
+    r"всегда|никогда|luôn luôn|không bao giờ|دائما|دائمًا|أبدا|أبدًا)(?!\w)|"
+    r"永远|永遠|一律|始终|始終|务必|務必|绝对不|絕對不|禁止|以[后後](?:都|每次|不要|别|別|请|請|一律|必须|記得|记得|要)|"
+    r"常に|必ず|絶対に|항상|언제나|반드시|절대")
+_WEAK = re.compile(
+    r"(?i)(?<!\w)(?:in (?:the )?future|for the future|going forward|every ?time|each time|whenever|by default|"
+    r"à l'avenir|chaque fois|cada vez|en el futuro|toda vez|da próxima vez|ogni volta|in futuro|"
+    r"za każdym razem|w przyszłości|jedes mal|künftig|каждый раз|в будущем|mỗi lần|sau này|كل مرة)(?!\w)|"
+    r"每次|总是|總是|いつも|毎回|今後|매번|앞으로")   # 以后 alone is also "after" / "later": strong forms only
+STANDING = re.compile(f"{_STRONG.pattern}|{_WEAK.pattern[4:]}")  # either kind (one (?i) flag)
+_DIRECTS = re.compile(
+    r"(?i)(?<!\w)(?:please|pls|don'?t|do not|must|should|make sure|let me know|need to|ask me|tell me|"
+    r"s'il te plaît|il faut|por favor|não|nao|debes|devi|musisz|proszę|нужно|надо|должен|не надо|hãy|đừng)(?!\w)|"
+    r"不要|别|別|请|請|必须|必須|应该|應該|应当|記得|记得|都要|一定要|ください|してね|しないで|하세요|해줘|하지 ?마")
+_OPENS = re.compile(r"^\W*(?:(?:please|pls|and|also|so|ok|okay|but|then|et|e|y|и|а|но|그리고|还有|然后|以及)\W+)?$", re.I)
+_YOU = re.compile(r"(?i)(?<!\w)(?:you|your|tu|toi|vous|você|voce|vc|usted|tú|ты|вы|тебе|вам|bạn|dich|dir|أنت|انت)"
+                  r"(?!\w)|你|您|あなた|너|네가|당신")
+_COMMA = re.compile(r"[,，、:：]")
+_CLAUSE_END = re.compile(r"(?<=[。！？；\n])|(?<=[.!?;])\s+|\s+[-–—]\s+")
+_ASKS = re.compile(r"[?？]|[吗嗎呢](?:\W|$)|か(?:\W|$)")
+CLAUSE_CHARS = (8, 200)
+
 HEAD = 300            # a reaction is said first; a long prompt's later sentences are a new task
 MAX_CHARS = 1200      # longer prompts are specs or pastes
 
@@ -58,6 +87,29 @@ MAX_CHARS = 1200      # longer prompts are specs or pastes
 def memory_request(text: str) -> bool:
     """An explicit request to keep something (any language of the collection); ``text`` is the user's own words."""
     return bool(MEMORY.search(text[:400]))
+
+
+def _said_to_agent(sentence: str) -> bool:
+    """A strong standing word opening a clause or in a clause that addresses the agent; a weak one in a
+    sentence that directs."""
+    for clause in _COMMA.split(sentence):
+        word = _STRONG.search(clause)
+        if word and (_OPENS.match(clause[:word.start()]) or _YOU.search(clause)):
+            return True
+    return bool(_WEAK.search(sentence)) and bool(_DIRECTS.search(sentence))
+
+
+def standing_clause(text: str) -> str:
+    """The first sentence of ``text`` that states a standing instruction ('' for none): it holds a standing
+    word (``STANDING``), asks nothing, and is one rule long. The user's own words, in their language."""
+    if len(text) > MAX_CHARS:
+        return ""
+    for sentence in _CLAUSE_END.split(text):
+        sentence = " ".join(sentence.split())
+        if CLAUSE_CHARS[0] <= len(sentence) <= CLAUSE_CHARS[1] and not _ASKS.search(sentence) \
+                and _said_to_agent(sentence):
+            return sentence
+    return ""
 
 
 def reaction(text: str, *, agent_acted: bool) -> str:
