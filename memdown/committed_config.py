@@ -15,7 +15,6 @@ Standard library only: hooks read it when a project sets such a key.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -51,6 +50,7 @@ def approvals_file() -> Path:
 
 def key(root: Path, dotted: str, value: object) -> str:
     import hashlib  # here, not at the top: its OpenSSL load was ~2 ms of every hook, and few hooks need a key
+    import json  # here: a hook with no committed setting never imports json
 
     where = os.path.abspath(Path(root).expanduser())
     shown = json.dumps(value, sort_keys=True)
@@ -62,6 +62,8 @@ def approval_keys(ledger: Path) -> set[str]:
 
     Shared with the CLAUDE.md approvals (``learning.approvals``): a torn last line (a crash mid-append)
     only loses that approval; a missing or unreadable ledger approves nothing."""
+    import json  # here: a hook with no committed setting never imports json
+
     try:
         raw = fsutil.read_text(ledger, errors="replace")
     except OSError:
@@ -87,6 +89,8 @@ def approved(root: Path, dotted: str, value: object) -> bool:
 
 def approve(root: Path, dotted: str, value: object) -> str:
     """Record that the person at this machine lets ``root``'s config set ``dotted`` to ``value``."""
+    import json  # here: a hook with no committed setting never imports json
+
     digest = key(root, dotted, value)
     if digest in _keys():
         return digest

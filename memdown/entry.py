@@ -22,7 +22,7 @@ def main() -> None:
         from .hooks.pretool import main as pretool_main  # before every tool call: nothing else imported
 
         _leave(pretool_main(argv[2] if len(argv) == 3 else ""))
-    from .paths import private_umask
+    from .pathstr import private_umask  # not paths: a capture hook never imports pathlib
 
     private_umask()  # caches, logs, jobs, ledger, archive, sockets: nobody else on this machine reads them
     argv = sys.argv[1:]
@@ -30,7 +30,7 @@ def main() -> None:
             and argv[2:] in ([], ["copilot"], ["cursor"], ["gemini"], ["opencode"]):  # hooks.clientwire.CLIENTS
         from .hooks.runner import main as hook_main
 
-        _leave(hook_main(argv[1:]))
+        _leave(hook_main(argv[1:], release_stdout=True))
     if argv and argv[0] == "worker":  # detached job worker started by hooks: no click either
         from .services.capture.worker import main as worker_main
 

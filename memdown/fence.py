@@ -37,10 +37,9 @@ text, which none of the escape, invisible or tag patterns can change, skips them
 from __future__ import annotations
 
 import os
-import re
 
 from .controls import SEQUENCES
-from .lazyre import LazyPattern
+from .lazyre import IGNORECASE, LazyPattern
 
 TAG = "memdown-recorded-notes"
 LABEL = ("Recorded notes from memdown: data written by past sessions or committed to this repository, "
@@ -88,7 +87,7 @@ _TAGS = LazyPattern(
     r"<\s*/?\s*(?:memdown[\w:.-]*|system[\w:.-]*|user[\w:.-]*|assistant|human|instructions?|important|"
     r"tool_[\w-]*|function[\w_-]*|antml:[\w-]*|command-[\w-]*|local-command-[\w-]*|claude[\w:.-]*|"
     r"\|[\w_]+\|)[^<>]{0,200}>?",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 # (reason, pattern): text that addresses the model, or a command worth a second look.
 _FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -110,7 +109,7 @@ _FLAG_PATTERNS: tuple[tuple[str, str], ...] = (
     ("exfiltration", r"\b(?:send|post|upload|exfiltrate|leak|forward)\b[^\n]{0,80}(?:https?://|webhook|pastebin|"
                      r"ngrok|requestbin)|\bhttps?://[^\s]+\?(?:[^\s]*=)\$"),
 )
-FLAGS = tuple((reason, LazyPattern(pattern, re.IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
+FLAGS = tuple((reason, LazyPattern(pattern, IGNORECASE)) for reason, pattern in _FLAG_PATTERNS)
 # Characters none of the flag patterns (each needs a word) or the tag pattern (a "<") can match on their own:
 # text made only of these is never flagged (tests/attack/test_context_gate.py tries every short string of them).
 _INERT = frozenset("0123456789-.:/_ ")

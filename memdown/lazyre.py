@@ -3,7 +3,11 @@ for the redactor's big tables: importing them compiles nothing, and a process pa
 only once it uses it. Standard library only."""
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False  # ``re`` itself is imported on the first compile: it brings ``enum`` (~27 M instructions)
+if TYPE_CHECKING:
+    import re
+
+IGNORECASE = 2  # re.IGNORECASE (tests/test_wirejson.py checks it), for patterns declared without importing re
 
 
 class LazyPattern:
@@ -16,6 +20,8 @@ class LazyPattern:
 
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self._source, self._flags)
         return self._compiled
 

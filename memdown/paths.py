@@ -14,21 +14,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-MEMORY_DIR_NAME = ".memdown"
+from . import pathstr
+from .pathstr import MEMORY_DIR_NAME, NAMED_ROOTS, private_umask  # noqa: F401  (the public names live here too)
+
 # Files that are never committed (state, caches, ledger, backups, pid file) are written 0600:
 # fsutil's atomic write gives new files 0644 whatever the umask (``private_umask`` covers the rest).
 PRIVATE_FILE_MODE = 0o600
-
-
-def private_umask() -> None:
-    """Make everything this process creates private to the user (0600 files, 0700 folders).
-
-    Called once at each process edge (``memdown.entry.main``: the CLI, the
-    hook runner, the detached worker and the daemon all start there), instead
-    of a chmod after every write.
-    """
-    current = os.umask(0o077)
-    os.umask(current | 0o077)
 
 
 def _env_path(name: str) -> Path | None:
@@ -37,74 +28,16 @@ def _env_path(name: str) -> Path | None:
 
 
 def project_root(start: Path | None = None) -> Path:
-    """Top of the *main* git worktree containing ``start``, else ``start``.
-
-    ``git rev-parse --git-common-dir`` points at the main repository's
-    ``.git`` from any linked worktree, so every worktree of a repository
-    shares one memory.
-    """
-    here = Path(start or Path.cwd()).resolve()
-    fast = _main_worktree_fast(here)
-    if fast is not None:
-        return fast
-    import subprocess  # only for linked worktrees and unusual layouts
-
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return here
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return here
-    common = Path(proc.stdout.strip())
-    if common.name == ".git":
-        return common.parent
-    # A bare repository or an unusual layout: fall back to the work tree top.
-    top = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=here, capture_output=True, text=True
-    )
-    return Path(top.stdout.strip()) if top.returncode == 0 and top.stdout.strip() else here
-
-
-def _main_worktree_fast(here: Path) -> Path | None:
-    """Walk up to the nearest ``.git``; a ``.git`` folder is a main worktree.
-
-    Returns None when git must be asked (a ``.git`` file marks a linked
-    worktree or submodule); ``here`` when there is no repository at all.
-    Hooks use this to avoid spawning git on every prompt.
-    """
-    for folder in (here, *here.parents):
-        marker = folder / ".git"
-        if marker.is_dir():
-            return folder
-        if marker.exists():
-            return None
-    return here
-
-
-# Memory roots a person named (``--dir``, ``MEMDOWN_DIR``): the file layer (``fsutil``) starts its
-# no-symlink walk at them. A root found from the working folder is ``<project>/.memdown``, and the
-# walk starts at ``<project>``, so a committed ``.memdown`` symlink is refused too.
-NAMED_ROOTS: set[str] = set()
+    """Top of the *main* git worktree containing ``start``, else ``start`` (``pathstr.project_root``)."""
+    return Path(pathstr.project_root(start))
 
 
 def memory_root(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
-    """The memory root: ``--dir`` > ``MEMDOWN_DIR`` > ``<project>/.memdown``."""
-    if explicit:
-        named = Path(explicit).expanduser().resolve()
-        NAMED_ROOTS.add(str(named))
-        return named
-    env = _env_path("MEMDOWN_DIR")
-    if env is not None:
-        named = env.resolve()
-        NAMED_ROOTS.add(str(named))
-        return named
-    return project_root(start) / MEMORY_DIR_NAME
+    """The memory root: ``--dir`` > ``MEMDOWN_DIR`` > ``<project>/.memdown`` (``pathstr.memory_root``).
+
+    A root a person named is remembered in ``NAMED_ROOTS``: the file layer starts its no-symlink walk there.
+    """
+    return Path(pathstr.memory_root(explicit, start))
 
 
 def require_root(root: Path) -> None:
@@ -177,12 +110,12 @@ def index_dir(root: Path) -> Path:
 
 
 def logs_dir(root: Path) -> Path:
-    return root / "logs"
+    return root / pathstr.LOGS
 
 
 def state_dir(root: Path) -> Path:
     """Gitignored machine-local state (hook bookkeeping, mining offsets)."""
-    return root / "state"
+    return root / pathstr.STATE
 
 
 def session_state_file(root: Path, folder: str, session_id: str, suffix: str = "") -> Path:

@@ -54,10 +54,10 @@ def _read_plain(path: str, limit: int) -> bytes:
 
 def load(home: str) -> list[dict[str, Any]]:
     """The compiled guards ([] when there are none or the file is unreadable)."""
-    import json  # here, not at the top: a session without guards never pays for json, re and shlex
+    from .wirejson import loads  # json's own C codec without `import json`; a session without guards loads neither
 
     try:
-        data = json.loads(_read_plain(guard_path(home), 1 << 20))
+        data = loads(_read_plain(guard_path(home), 1 << 20))
     except (OSError, ValueError):
         return []
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("guards"), list):

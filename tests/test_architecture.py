@@ -36,7 +36,7 @@ LONG_MARK = "# long:"  # on the line before a def (or its first decorator) or th
 
 EDGES = {"cli", "hooks", "daemon", "api", "mcpserver", "entry", "__main__"}
 FOUNDATIONS = {"paths", "config", "committed_config", "fsutil", "errors", "redact", "fence", "dates", "optout",
-               "logfiles", "shellguard", "shellparse", "shellcmd", "envflags", "lazyre",
+               "logfiles", "shellguard", "shellparse", "shellcmd", "envflags", "lazyre", "pathstr", "wirejson",
                "controls", "fence_views", "agentcommands"}
 ABOVE_STORES = EDGES | {"services", "learning", "signals"}
 ABOVE_CLIENTS = ABOVE_STORES | {"clients"}

@@ -253,7 +253,7 @@ PROBE = ("import os, sys\nsys.argv = ['memdown', 'hook', 'PreToolUse']\nfrom mem
          "os._exit = lambda code: (print(' '.join(sorted(sys.modules)), file=sys.stderr), sys.stderr.flush(), "
          "_exit(code))\nmain()\n")
 ALLOWED_MEMDOWN = {"memdown", "memdown.entry", "memdown.hooks", "memdown.hooks.pretool", "memdown.hooks.output",
-                   "memdown.envflags", "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"}
+                   "memdown.envflags", "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse", "memdown.wirejson"}
 
 
 def modules_loaded(payload: dict) -> set[str]:
@@ -273,6 +273,7 @@ def test_with_guards_a_passing_command_stays_on_the_short_path(memory_root: Path
     promote_quote(memory_root, "no, use pnpm, not npm")
     loaded = modules_loaded(bash(isolate_paths, "git status && ls -la"))
     assert "pathlib" not in loaded  # the project is looked up only when one of its guards matched
+    assert "json" not in loaded  # the payload and the guard file are read with json's C codec (wirejson)
     assert {m for m in loaded if m.startswith("memdown")} <= ALLOWED_MEMDOWN
 
 

@@ -26,30 +26,39 @@ CORPUS = REPO / "bench" / "retrieval" / "corpus"
 # What the interpreter may have loaded before the hook runs (the start-up set differs between builds).
 _START = {"_collections_abc", "_signal", "_stat", "_weakrefset", "atexit", "genericpath", "os", "posixpath", "stat",
           "time"}
-# json and re, and what they bring: every hook that parses its payload pays these.
-_JSON = {"__future__", "_collections", "_functools", "_json", "_operator", "_sre", "collections", "copyreg", "enum",
-         "functools", "itertools", "json", "keyword", "operator", "re", "reprlib", "types"}
+# re and what it brings (enum alone is ~20 M instructions): the guard's parser (shlex) and the handlers that match.
+_RE = {"__future__", "_collections", "_functools", "_operator", "_sre", "collections", "copyreg", "enum", "functools",
+       "itertools", "keyword", "operator", "re", "reprlib", "types"}
+# json and re: a hook that imports json (not its C codec alone, ``memdown.wirejson``) pays these.
+_JSON = _RE | {"_json", "json"}
+# A capture hook (Stop, PreCompact, SessionEnd) and the recall skill's allow: json's C codec (``wirejson``), the
+# file layer's errno and fcntl, and nothing else: no json, re, enum, pathlib (``pathstr``), collections or typing.
+_BARE = _START | {"__future__", "_json", "errno", "fcntl"}
 # pathlib and what it brings (urllib.parse, ipaddress), fcntl for the file layer's locks. Not signal (the runner
 # arms its timer with _signal), contextlib (the file layer's lock is a class) or typing.
-_BASE = _START | _JSON | {"pathlib", "fnmatch", "ntpath", "urllib", "ipaddress", "warnings", "errno", "fcntl"}
+_PATHLIB = {"pathlib", "fnmatch", "ntpath", "urllib", "ipaddress", "warnings"}
+_BASE = _START | _JSON | _PATHLIB | {"errno", "fcntl"}
 # The fence judges NFKC text: only a hook that fenced repository text loads it (UserPromptSubmit's hint names
 # the usual folder and a date-named file: nothing to judge).
 _FENCED = {"unicodedata", "binascii"}  # binascii: a base64-looking run is decoded before it is judged
 _HASH_AND_TYPING = {"_blake2", "_hashlib", "hashlib", "typing", "_typing", "contextlib"}
-# The hook skeleton: entry, runner, where-is-the-root, the file layer (not its compare-and-swap editor), the hook log.
-_SKELETON = ["memdown", "memdown.entry", "memdown.envflags", "memdown.errors", "memdown.paths", "memdown.hooks",
-             "memdown.hooks.runner", "memdown.hooks.where", "memdown.fsutil", "memdown.fsutil.durable",
-             "memdown.fsutil.safe", "memdown.fsutil.text", "memdown.services", "memdown.services.capture.jobs",
-             "memdown.controls", "memdown.lazyre"]
+# The hook skeleton: entry, runner, where-is-the-root (as a string), the file layer (not its compare-and-swap
+# editor), the hook log.
+_BARE_SKELETON = ["memdown", "memdown.entry", "memdown.envflags", "memdown.errors", "memdown.pathstr",
+                  "memdown.wirejson", "memdown.hooks", "memdown.hooks.runner", "memdown.hooks.where", "memdown.fsutil",
+                  "memdown.fsutil.durable", "memdown.fsutil.safe", "memdown.fsutil.text", "memdown.services",
+                  "memdown.services.capture.jobs", "memdown.controls", "memdown.lazyre"]
+_SKELETON = _BARE_SKELETON + ["memdown.paths"]
 _HOOK_CORE = _SKELETON + ["memdown.config", "memdown.committed_config"]
-# Capture hooks queue a job and start the worker: no config, no fence.
-_CAPTURE = {"stdlib": _BASE, "memdown": _SKELETON + [
+# Capture hooks queue a job and start the worker: no config, no fence, no pathlib (``pathstr``), no json or re.
+_CAPTURE = {"stdlib": _BARE, "memdown": _BARE_SKELETON + [
     "memdown.hooks.detach", "memdown.services.capture.detached", "memdown.services.capture.spawn"]}
 _PRETOOL = ["memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "memdown.hooks.output",
             "memdown.hooks.pretool"]
 
 ALLOWED: dict[str, dict[str, object]] = {
-    "UserPromptSubmit": {"stdlib": _BASE, "memdown": _HOOK_CORE + [
+    # The recall cues need re; the payload and a project without committed settings need no json module.
+    "UserPromptSubmit": {"stdlib": _START | _RE | _PATHLIB | {"_json", "errno", "fcntl"}, "memdown": _HOOK_CORE + [
         "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.recall.session"]},
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,
@@ -82,15 +91,18 @@ ALLOWED: dict[str, dict[str, object]] = {
         "memdown.signals.store", "memdown.signals.text", "memdown.signals.tool_patterns", "memdown.store",
         "memdown.store.anchors", "memdown.store.entries", "memdown.store.entry_edit", "memdown.store.entry_format",
         "memdown.store.markdown", "memdown.transcript", "memdown.transcript.*", "memdown.fsutil.gz"]},
-    # Before every tool call. No guard file: not even json. The recall skill's allow: json and the fence's
-    # clean() of memdown's own words (no pattern compiled). A guard file and a command it lets pass: json and
-    # shlex, still no pathlib (the project is looked up only when one of its guards matched).
+    # Before every tool call. No guard file: not even json. The recall skill's allow: json's C codec and the
+    # fence's clean() of memdown's own words (no pattern compiled, so no re). A guard file and a command it lets
+    # pass: json's C codec and shlex (with re), no json module, no pathlib (the project is looked up only when
+    # one of its guards matched). A command a guard stops: its log line too, through the string paths (``pathstr``).
     "PreToolUse-Bash": {"stdlib": _START | {"__future__"}, "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd",
                                                                                "memdown.shellparse"]},
-    "PreToolUse-Skill": {"stdlib": _START | _JSON, "memdown": _PRETOOL + ["memdown.fence", "memdown.controls", "memdown.lazyre",
-                                                                          "memdown.hooks.skillorigin"]},
-    "PreToolUse-Bash-guarded": {"stdlib": _START | _JSON | {"shlex", "io"},
-                                "memdown": _PRETOOL + ["memdown.shellguard", "memdown.shellcmd", "memdown.shellparse"]},
+    "PreToolUse-Skill": {"stdlib": _START | {"__future__", "_json"}, "memdown": _PRETOOL + [
+        "memdown.fence", "memdown.controls", "memdown.lazyre", "memdown.hooks.skillorigin", "memdown.wirejson"]},
+    "PreToolUse-Bash-guarded": {"stdlib": _START | _RE | {"_json", "shlex", "io"}, "memdown": _PRETOOL + [
+        "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse", "memdown.wirejson"]},
+    "PreToolUse-Bash-stopped": {"stdlib": _START | _RE | {"_json", "shlex", "io", "errno", "fcntl"}, "memdown": [
+        *_PRETOOL, *_BARE_SKELETON, "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse", "memdown.fence"]},
 }
 
 PAYLOADS = {
@@ -196,17 +208,32 @@ def test_copilot_and_cursor_hooks_import_what_claude_codes_do_plus_the_wire_adap
     assert _foreign(modules, {**allowed, "memdown": [*allowed["memdown"], *wire]}) == []  # type: ignore[misc]
 
 
-def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_with_memory: Path) -> None:
-    """A guard file present and a command it lets pass: the path every Bash call of a guarded user takes."""
+def _npm_guard() -> None:
+    """One approved guard in MEMDOWN_HOME: "Use pnpm, not npm." (stops ``npm``)."""
     home = Path(os.environ["MEMDOWN_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     guard = {"id": "L1", "root": "", "rule": "Use pnpm, not npm.", "decision": "deny",
              "forbid": [{"argv": ["npm"], "instead": ["pnpm"]}]}
     (home / "guards.json").write_text(json.dumps({"format": 1, "guards": [guard]}))
+
+
+def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_with_memory: Path) -> None:
+    """A guard file present and a command it lets pass: the path every Bash call of a guarded user takes."""
+    _npm_guard()
     modules = imported_by_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status && ls"}},
                                project_with_memory)
     assert "memdown.shellguard" in modules and "memdown.shellparse" in modules  # the command was parsed against the guard
     assert _foreign(modules, ALLOWED["PreToolUse-Bash-guarded"]) == []
+
+
+def test_the_guard_hook_stopping_a_command_logs_it_without_pathlib_or_json(project_with_memory: Path) -> None:
+    """A command a guard stops: the answer and its line in the project's hook log, through ``pathstr``."""
+    _npm_guard()
+    modules = imported_by_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "npm install"}},
+                               project_with_memory)
+    log = project_with_memory / ".memdown" / "logs" / "hooks.log"
+    assert "PreToolUse deny" in log.read_text()  # the stop was logged, in the project the payload's cwd names
+    assert _foreign(modules, ALLOWED["PreToolUse-Bash-stopped"]) == []
 
 
 def test_session_start_with_its_cache_warm_imports_no_parser_or_pattern_table(project_with_memory: Path) -> None:

@@ -11,12 +11,16 @@ import fcntl
 import os
 import stat
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 from ..errors import LockTimeoutError
 from .safe import RefusedFileError, check_plain, kind_of, open_file, open_parent
 from .text import encode_text
+
+TYPE_CHECKING = False  # not pathlib or collections.abc at run time: every hook imports the file layer
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
 
 def _temp_name(name: str) -> str:
     # Not tempfile.mkstemp: importing tempfile costs every hook ~5 ms.
@@ -137,7 +141,7 @@ class _Lock:
         self.fd = -1
 
     def __enter__(self) -> None:
-        fd = _open_lock(Path(self.path), self.root)
+        fd = _open_lock(self.path, self.root)
         kind = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
         deadline = time.monotonic() + self.timeout
         try:
@@ -165,6 +169,8 @@ class _Lock:
 
 def file_lock_for(path: Path) -> Path:
     """The lock file guarding edits of ``path`` (see ``locked_append``)."""
+    from pathlib import Path
+
     path = Path(path)
     return path.with_name(f".{path.name}.lock")
 
@@ -192,6 +198,8 @@ def append_line(path: Path, line: str, *, rotate_at: int = 1_000_000, root: str 
     try:
         st = lstat(path, root=root)
         if st is not None and stat.S_ISREG(st.st_mode) and st.st_size >= rotate_at:
+            from pathlib import Path
+
             from ..logfiles import append_rotating
 
             append_rotating(Path(path), line, max_bytes=rotate_at)

@@ -22,14 +22,16 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable
-from pathlib import Path
 
-from .. import paths
+from .. import pathstr
+from ..envflags import memdown_home_dir
+
 from ..errors import SpecialFileError
 
-TYPE_CHECKING = False  # not `import typing` at run time: hooks import the file layer
+TYPE_CHECKING = False  # not typing, pathlib or collections.abc at run time: every hook imports the file layer
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
     from typing import BinaryIO
 
 DEFAULT_READ_LIMIT = 64 << 20  # bytes; memory files are small, the cap only stops a runaway read
@@ -96,14 +98,14 @@ def anchor_of(path: str, root: str | os.PathLike[str] | None = None) -> str:
     """The folder whose location a person chose, for the absolute, normalised ``path`` (see module doc)."""
     if root is not None:
         return os.path.abspath(os.fspath(root))
-    home = os.path.abspath(paths.memdown_home())
+    home = os.path.abspath(memdown_home_dir())
     if path.startswith(home.rstrip(os.sep) + os.sep):
         return home
     parts = path.split(os.sep)
     for i in range(len(parts) - 2, 0, -1):
-        if parts[i] == paths.MEMORY_DIR_NAME:
+        if parts[i] == pathstr.MEMORY_DIR_NAME:
             return os.sep.join(parts[:i]) or os.sep
-    for named in sorted(paths.NAMED_ROOTS, key=len, reverse=True):
+    for named in sorted(pathstr.NAMED_ROOTS, key=len, reverse=True):
         if path == named or path.startswith(named.rstrip(os.sep) + os.sep):
             return named
     return os.path.dirname(path)
@@ -315,6 +317,8 @@ def list_files(folder: str | os.PathLike[str], *, suffix: str = "", root: str | 
         return []
     finally:
         os.close(dir_fd)
+    from pathlib import Path  # the listing's callers work with Path (no hook lists a folder)
+
     base = os.path.dirname(full)
     found = []
     for entry, is_link, is_file, is_dir in sorted(entries):

@@ -5,7 +5,7 @@ there is a turn to capture. No config is read on this path.
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,11 +17,13 @@ if TYPE_CHECKING:
 CAPTURE_JOBS = {"Stop": "stop", "PreCompact": "precompact", "SessionEnd": "sessionend"}
 
 
-def capture(event: str, payload: dict[str, Any], root: Path | None,
-            budget: "Callable[[], None] | None" = None, config: "Config | None" = None) -> None:
-    """Durable job first, then the budget, then the worker; nothing when there is no turn to capture."""
+def capture(event: str, payload: dict[str, Any], root: str | os.PathLike[str] | None,
+            budget: "Callable[[], None] | None" = None, config: "Config | None" = None,
+            later: "list[Callable[[], None]] | None" = None) -> None:
+    """Durable job first, then the budget, then the worker (left in ``later`` when given: started after the
+    answer); nothing when there is no turn to capture."""
     if root is None or payload.get("stop_hook_active") or not payload.get("transcript_path"):
         return
     from ..services.capture.detached import queue_job
 
-    queue_job(root, CAPTURE_JOBS[event], payload, budget, config)
+    queue_job(root, CAPTURE_JOBS[event], payload, budget, config, later)

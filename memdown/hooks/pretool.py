@@ -92,9 +92,9 @@ def _patch(payload: dict[str, Any], tool_input: dict[str, Any], root: Any, clien
 
 def _root_finder(payload: dict[str, Any]):
     def find() -> str:
-        from .where import root_for
+        from .where import root_path
 
-        found = root_for(payload)
+        found = root_path(payload)
         return os.path.realpath(found) if found is not None else ""
 
     return find
@@ -110,9 +110,9 @@ def main(client: str = "") -> int:
         raw = b"" if memdown_disabled() or in_summarizer() or stdin is None or stdin.isatty() \
             else stdin.buffer.read(MAX_STDIN)
         if raw and ((b'"Skill"' in raw and not client) or (client and b"memdown" in raw) or _guards_exist()):  # else nothing to decide: not even json is imported
-            import json
+            from ..wirejson import loads  # json's own C codec without `import json` (no re, no enum)
 
-            payload = sent = json.loads(raw.decode("utf-8", "replace") or "{}")
+            payload = sent = loads(raw.decode("utf-8", "replace") or "{}")
             wire = False
             if client:  # another client's hook: Claude Code's own path never loads the wire adapter
                 from .clientwire import CLIENTS
@@ -135,9 +135,9 @@ def main(client: str = "") -> int:
         out = {}
     try:
         if out:
-            import json
+            from ..wirejson import dumps
 
-            sys.stdout.write(json.dumps(out) + "\n")
+            sys.stdout.write(dumps(out) + "\n")
         else:
             sys.stdout.write("{}\n")
         sys.stdout.flush()
@@ -155,10 +155,10 @@ def _guards_exist() -> bool:
 
 def _log(payload: dict[str, Any], message: str) -> None:
     try:
-        from ..paths import private_umask
-        from .where import log_line, root_for
+        from ..pathstr import private_umask
+        from .where import log_line, root_path
 
         private_umask()
-        log_line(root_for(payload), "PreToolUse", message)
+        log_line(root_path(payload), "PreToolUse", message)
     except Exception:
         pass

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 
 try:  # signal.py only wraps _signal's functions in enums, at ~0.6 ms of every hook's import: the calls are the same
     import _signal as signal
@@ -22,7 +21,8 @@ except ImportError:  # pragma: no cover - an interpreter without it
 
 TYPE_CHECKING = False  # not `import typing`: ~3 ms on every hook
 if TYPE_CHECKING:
-    from typing import Any
+    from pathlib import Path
+    from typing import Any, Callable
 
 EVENTS = {
     "sessionstart": "SessionStart",
@@ -51,7 +51,7 @@ CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 QUIET_WHEN_EMPTY = ("PreToolUse",)
 
 
-from .where import log_line, root_for  # noqa: E402
+from .where import log_line, root_path  # noqa: E402
 
 
 class _Budget(Exception):
@@ -74,7 +74,7 @@ def _on_alarm(_signum: int, _frame: Any) -> None:
 
 def _read_payload() -> dict[str, Any]:
     """The hook JSON; invalid UTF-8 and lone surrogates are repaired, never fatal."""
-    import json
+    from ..wirejson import loads  # json's own C codec without `import json` (no re, no enum)
 
     stdin = sys.stdin
     if stdin is None or stdin.isatty():
@@ -82,7 +82,7 @@ def _read_payload() -> dict[str, Any]:
     raw = stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
     if not raw.strip():
         return {}
-    payload = json.loads(raw)
+    payload = loads(raw)
     if not isinstance(payload, dict):
         return {}
     if "\\u" in raw:
@@ -92,8 +92,13 @@ def _read_payload() -> dict[str, Any]:
     return payload
 
 
-def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: Any = None) -> dict[str, Any]:
-    """The hook's JSON answer. ``arm()`` starts the time budget (after a capture job is on disk)."""
+def handle(event: str, payload: dict[str, Any], root: str | os.PathLike[str] | None = None, arm: Any = None,
+           later: list[Callable[[], None]] | None = None) -> dict[str, Any]:
+    """The hook's JSON answer. ``arm()`` starts the time budget (after a capture job is on disk).
+
+    A capture event with a ``later`` list leaves the start of its worker there, for the caller to run once the
+    answer is out (``main``); without one the worker starts here.
+    """
     from ..envflags import hook_sync
 
     if event in CAPTURE_EVENTS:  # straight to the queue: no config (but in sync mode), no other handlers imported
@@ -101,11 +106,17 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
 
         config = None
         if hook_sync() and root is not None:  # the job runs right here
+            from pathlib import Path
+
             from ..config import load_config
 
-            config = load_config(root)
-        capture(event, payload, root, arm, config)
+            config = load_config(Path(root))
+        capture(event, payload, root, arm, config, later)
         return {}
+    if root is not None:  # the handlers work with a Path; a capture hook never imports pathlib
+        from pathlib import Path
+
+        root = Path(root)
     from . import events
 
     if arm is not None:
@@ -119,13 +130,19 @@ def handle(event: str, payload: dict[str, Any], root: Path | None = None, arm: A
     return out.to_json() if out is not None else {}
 
 
-def main(argv: list[str]) -> int:
-    """``argv``: the event, and the client when it is not Claude Code's wire format (``hooks.clientwire``)."""
+def main(argv: list[str], release_stdout: bool = False) -> int:
+    """``argv``: the event, and the client when it is not Claude Code's wire format (``hooks.clientwire``).
+
+    A capture hook starts its detached worker only after its answer is written and flushed; with
+    ``release_stdout`` (a hook process of its own: ``entry``) its stdout is also let go first, so the worker's
+    start adds nothing the client waits for but the process's own exit.
+    """
     started = time.perf_counter()
     client = argv[1] if len(argv) > 1 else ""
     event = normalize_event(argv[0], client) if argv else None
     out: dict[str, Any] = {}
-    root: Path | None = None
+    root: str | None = None
+    later: list[Callable[[], None]] = []
     try:
         from ..envflags import hook_sync, in_summarizer, memdown_disabled  # not config: a capture hook loads none
 
@@ -136,7 +153,7 @@ def main(argv: list[str]) -> int:
             from .clientwire import to_memdown
 
             payload = to_memdown(client, event, sent)
-        root = root_for(payload)
+        root = root_path(payload)
         _notices_to_log(root, event)
         budget = BUDGETS[event]
 
@@ -146,7 +163,7 @@ def main(argv: list[str]) -> int:
                 signal.setitimer(signal.ITIMER_REAL, budget)
 
         try:
-            out = handle(event, payload, root, arm) or {}
+            out = handle(event, payload, root, arm, later) or {}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if client:
@@ -169,10 +186,30 @@ def main(argv: list[str]) -> int:
             sys.stdout.flush()
         except Exception:
             pass
+    if later:
+        _after_answer(later, root, event or "?", release_stdout)
     return 0
 
 
-def _notices_to_log(root: Path | None, event: str) -> None:
+def _after_answer(later: list[Callable[[], None]], root: str | None, event: str, release_stdout: bool) -> None:
+    """Run what was left for after the answer (a capture's worker start); an error is logged, never raised."""
+    if release_stdout:
+        try:  # the client has the whole answer: /dev/null takes over fd 1 (never a closed fd a later open reuses)
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, 1)
+            finally:
+                os.close(null)
+        except OSError:
+            pass
+    for run in later:
+        try:
+            run()
+        except BaseException as exc:  # fail open: the job is on disk, the next hook starts a worker
+            log_line(root, event, f"worker not started: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+def _notices_to_log(root: str | None, event: str) -> None:
     """A file the file layer refuses is named in the hook log, not on Claude Code's screen."""
     from ..fsutil import set_notice_sink
 
@@ -182,6 +219,6 @@ def _notices_to_log(root: Path | None, event: str) -> None:
 def _dumps(out: dict[str, Any]) -> str:
     if not out:
         return "{}"
-    import json
+    from ..wirejson import dumps
 
-    return json.dumps(out)
+    return dumps(out)

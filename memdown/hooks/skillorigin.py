@@ -16,12 +16,13 @@ by its folder name whatever its frontmatter says, ``.claude/commands/memdown:mem
   settings file and the ``--add-dir`` folders of the client's command line.
 
 A whole class, not a list of file names: whatever the client resolves such an entry to, it is not ours, and
-the client asks as usual. Anything unreadable counts as a shadow. Standard library only (``os``, ``json``).
+the client asks as usual. Anything unreadable counts as a shadow. Standard library only (``os``, and ``json``'s C codec through ``wirejson``).
 """
 from __future__ import annotations
 
-import json
 import os
+
+from ..wirejson import loads  # json's own C codec without `import json`: this runs before every Skill call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def plugin_root() -> str:
 def _plugin_name(root: str) -> str:
     try:
         with open(os.path.join(root, ".claude-plugin", "plugin.json"), "rb") as handle:
-            data = json.loads(handle.read(1 << 20))
+            data = loads(handle.read(1 << 20))
     except (OSError, ValueError):
         return ""
     return str(data.get("name") or "") if isinstance(data, dict) else ""
@@ -130,7 +131,7 @@ def _other_memdown_plugin(root: str, config: str, plugin_dirs: list[str]) -> boo
             return True
     try:
         with open(os.path.join(config, "plugins", "installed_plugins.json"), "rb") as handle:
-            data = json.loads(handle.read(8 << 20))
+            data = loads(handle.read(8 << 20))
     except FileNotFoundError:
         return False
     except (OSError, ValueError):
@@ -166,7 +167,7 @@ def _settings_dirs(config: str, projects: list[str], settings_args: list[str]) -
     found: list[str] = []
     for base, raw in texts:
         try:
-            data = json.loads(raw or b"{}")
+            data = loads(raw or b"{}")
         except ValueError:
             continue
         perms = data.get("permissions") if isinstance(data, dict) else None

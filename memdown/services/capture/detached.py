@@ -10,46 +10,55 @@ Standard library only: the Stop hook imports this on its fast path.
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from ...envflags import hook_sync
 from .spawn import spawn_detached
 
-TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
+TYPE_CHECKING = False  # not `import typing` (nor pathlib) at run time: every hook pays for it
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, Callable
 
     from ...config import Config
 
 
-def start_worker(root: Path) -> None:
+def start_worker(root: str | os.PathLike[str]) -> None:
     """Spawn ``python -m memdown worker --dir ROOT`` in its own session, output to ``logs/worker.log``."""
     spawn_detached(root, ["-m", "memdown", "worker", "--dir", str(root)], "worker.log")
 
 
-def run_or_start(root: Path, job_file: Path, config: Config | None) -> bool:
-    """Run ``job_file`` here in sync mode (True when it succeeded), else start a worker (True).
+def run_or_start(root: str | os.PathLike[str], job_file: str | os.PathLike[str], config: Config | None,
+                 later: list[Callable[[], None]] | None = None) -> bool:
+    """Run ``job_file`` here in sync mode (True when it succeeded), else start a worker (True): now, or, given
+    ``later``, once the hook's answer is out (the caller runs what ``later`` holds).
 
     ``config`` is needed only in sync mode (the caller loads it only then).
     """
     if hook_sync() and config is not None:
+        from pathlib import Path
+
         from .worker import run_job_file
 
-        return run_job_file(root, config, job_file)
-    start_worker(root)
+        return run_job_file(Path(root), config, Path(job_file))
+    if later is not None:
+        later.append(lambda: start_worker(root))
+    else:
+        start_worker(root)
     return True
 
 
-def queue_job(root: Path, job: str, payload: dict[str, Any], budget: Callable[[], None] | None = None,
-              config: Config | None = None) -> None:
+def queue_job(root: str | os.PathLike[str], job: str, payload: dict[str, Any],
+              budget: Callable[[], None] | None = None, config: Config | None = None,
+              later: list[Callable[[], None]] | None = None) -> None:
     """Durable job first, then the time budget (``budget()``), then the worker: a capture hook's whole work."""
-    from .jobs import enqueue, hook_log
+    from .jobs import enqueue_file, hook_log
 
-    job_file = enqueue(root, job, payload)  # durable first: no lock, no budget, no slow import
+    job_file = enqueue_file(root, job, payload)  # durable first: no lock, no budget, no slow import
     if budget is not None:
         budget()  # only now may the time budget run out
-    if not run_or_start(root, job_file, config):
-        hook_log(root, job, f"job {job_file.stem} not recorded (failed: retried later, or quarantined; "
+    if not run_or_start(root, job_file, config, later):
+        hook_log(root, job, f"job {os.path.basename(job_file).removesuffix('.json')} not recorded (failed: retried later, or quarantined; "
                             "see the worker line)")
 
 

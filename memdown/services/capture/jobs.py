@@ -18,17 +18,16 @@ Standard library only (the Stop hook imports this on its fast path).
 """
 from __future__ import annotations
 
-import json
 import os
 import time
-from pathlib import Path
 
-TYPE_CHECKING = False  # not `import typing`: ~3 ms on every hook
+TYPE_CHECKING = False  # not `import typing` (nor pathlib, nor json: ``wirejson``) at run time: every hook pays
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
-from ... import paths
-from ... import fsutil
+from ... import fsutil, pathstr
+from ...wirejson import dumps, loads
 from ...fsutil import append_line, atomic_write_bytes, clean_json, try_lock
 
 VERSION = 1
@@ -46,14 +45,21 @@ KNOWN_JOBS = ("stop", "precompact", "sessionend")
 
 
 def jobs_dir(root: Path) -> Path:
-    return paths.state_dir(root) / "jobs"
+    from pathlib import Path
+
+    return Path(_jobs_path(root))
+
+
+def _jobs_path(root: str | os.PathLike[str]) -> str:
+    """``jobs_dir`` as a string: what a capture hook uses (no pathlib)."""
+    return os.path.join(pathstr.state_dir(root), "jobs")
 
 
 def quarantine_dir(root: Path) -> Path:
     return jobs_dir(root) / "quarantine"
 
 
-def _private_dir(folder: Path) -> Path:
+def _private_dir(folder: str | os.PathLike[str]) -> str | os.PathLike[str]:
     fsutil.make_dirs(folder, mode=0o700)
     return folder
 
@@ -67,7 +73,7 @@ def _durable_fields(payload: dict[str, Any]) -> dict[str, Any]:
     return clean_json(out)  # type: ignore[return-value]
 
 
-def _write_new(path: Path, data: bytes) -> None:
+def _write_new(path: str, data: bytes) -> None:
     """Create ``path`` (0600) with ``data`` and fsync it; no rename, no lock."""
     fd, _st = fsutil.open_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -78,16 +84,23 @@ def _write_new(path: Path, data: bytes) -> None:
 
 
 def _dump(record: dict[str, Any]) -> bytes:
-    return json.dumps(record, ensure_ascii=True).encode("ascii")
+    return dumps(record, ensure_ascii=True).encode("ascii")
 
 
 def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
     """Make a hook's turn durable; return the job file (``<id>.json``)."""
-    folder = _private_dir(jobs_dir(root))
+    from pathlib import Path
+
+    return Path(enqueue_file(root, job, payload))
+
+
+def enqueue_file(root: str | os.PathLike[str], job: str, payload: dict[str, Any]) -> str:
+    """``enqueue`` with plain strings: what a capture hook calls (no pathlib)."""
+    folder = os.fspath(_private_dir(_jobs_path(root)))
     name = f"{time.time_ns()}-{os.getpid()}-{job}"
     record: dict[str, Any] = {"v": VERSION, "job": job, "created": time.time(), "attempts": 0,
                               "next_try": 0.0, "done_steps": [], "payload": _durable_fields(payload)}
-    final = folder / f"{name}.json"
+    final = os.path.join(folder, f"{name}.json")
     texts = {k: payload[k] for k in TEXT_FIELDS if isinstance(payload.get(k), str) and payload[k]}
     if "last_assistant_message" in texts and _in_transcript_tail(payload.get("transcript_path"),
                                                                  texts["last_assistant_message"]):
@@ -95,7 +108,7 @@ def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
     if not texts:
         atomic_write_bytes(final, _dump(record), mode=0o600)
         return final
-    recovery = folder / f"{name}.tmp"
+    recovery = os.path.join(folder, f"{name}.tmp")
     _write_new(recovery, _dump(record))  # the turn is recoverable from here on
     from ...redact import redact  # the slow part comes after
 
@@ -126,15 +139,15 @@ def _in_transcript_tail(transcript: object, text: str) -> bool:
         return False
     finally:
         os.close(fd)
-    escaped = json.dumps(text)[1:-1].encode("ascii")
-    return escaped in tail or json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "replace") in tail
+    escaped = dumps(text)[1:-1].encode("ascii")
+    return escaped in tail or dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "replace") in tail
 
 
 # --- reading and updating jobs -------------------------------------------------
 
 def read_record(data: bytes) -> dict[str, Any]:
     """Parse a job file's bytes; ValueError when it is not a job (e.g. truncated)."""
-    record = json.loads(data.decode("utf-8", "replace"))
+    record = loads(data.decode("utf-8", "replace"))
     if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
         raise ValueError("not a memdown job")
     if "v" not in record:  # written by an older version: {"job", "payload"} only
@@ -174,6 +187,8 @@ def quarantine(root: Path, name: str, record: dict[str, Any] | None, reason: str
     body["quarantined"] = time.time()
     body["reason"] = redact(reason)[:2000]
     target = _private_dir(quarantine_dir(root)) / (name if name.endswith(".json") else f"{name}.json")
+    import json
+
     atomic_write_bytes(target, json.dumps(clean_json(body), indent=1).encode("utf-8"), mode=0o600)
     hook_log(root, "worker", f"job {name} quarantined: {body['reason'][:300]}")
     return target
@@ -320,15 +335,15 @@ def worker_running(root: Path) -> bool:
 
 # --- the hook log -----------------------------------------------------------------------
 
-def hook_log(root: Path | None, event: str, message: str) -> None:
+def hook_log(root: str | os.PathLike[str] | None, event: str, message: str) -> None:
     """One line in ``logs/hooks.log`` (rotated at 1 MB, 0600); never raises."""
     if root is None:
         return
     try:
         if not os.path.isdir(root):
             return
-        folder = paths.logs_dir(root)
+        folder = pathstr.logs_dir(root)
         fsutil.make_dirs(folder, mode=0o700)
-        append_line(folder / "hooks.log", f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n")
+        append_line(os.path.join(folder, "hooks.log"), f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {event} {message}\n")
     except Exception:
         pass

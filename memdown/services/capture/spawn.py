@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-from ... import fsutil, paths
+from ... import fsutil, pathstr
 
 
-def spawn_detached(root: Path, args: list[str], log_name: str) -> None:
+def spawn_detached(root: str | os.PathLike[str], args: list[str], log_name: str) -> None:
     """Spawn ``python ARGS`` in its own session (it outlives the caller), output appended to ``logs/LOG_NAME``."""
-    logs = paths.logs_dir(root)
+    logs = pathstr.logs_dir(root)
     fsutil.make_dirs(logs, mode=0o700)
     # opened here, through the file layer (a planted logs/ link is refused), and handed to the child
-    log_fd, _st = fsutil.open_file(logs / log_name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log_fd, _st = fsutil.open_file(os.path.join(logs, log_name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         _spawn(args, log_fd)
     finally:

@@ -1,0 +1,184 @@
+"""What the hook fast path uses instead of json, re and pathlib gives the same answers as they do.
+
+``wirejson`` (json's own C codec without ``import json``), ``pathstr`` (the memory root as a string),
+``lazyre.IGNORECASE``, ``controls._plain``'s pattern-free check, and the capture hook's order: its answer is
+out (and, in a hook process, its stdout let go) before the detached worker is started.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memdown import controls, lazyre, pathstr, wirejson
+
+REPO = Path(__file__).resolve().parent.parent
+
+TEXTS = ['{"a": 1}', ' [1, 2.5, -3e10, "x\\u00e9\\ud83d", null, true, false, NaN, -Infinity, Infinity] ', '"s"', "1",
+         "{}", '\t{"k": {"n": [{}]}}\r\n', '{"a": 1} x', "", "   ", "\ufeff{}", '{"a": "\x01"}', "[1,]", '{"a" 1}', "01",
+         "1.0e", '"\\ud800"', '{"a":1,"a":2}', "[" * 50 + "]" * 50, '{"big": 123456789012345678901234567890}',
+         '{"f": 1.5e300, "g": -0.0}', "nul", '"unterminated', '{"a": 1}\n\n']
+BYTES = [b'{"a": 1}', b'\xef\xbb\xbf{"a": 1}', '{"a": "é"}'.encode("utf-16"), '{"a": "é"}'.encode("utf-16-le"),
+         '{"a": "é"}'.encode("utf-16-be"), '{"a": "é"}'.encode("utf-32"), b"1", b"", b"\xff", b'"\xed\xa0\x80"',
+         b'{"a": "\xc3\xa9"}', b"[1]\x00", b"12"]
+
+
+def _outcome(call, value):
+    try:
+        return ("ok", repr(call(value)))
+    except Exception as exc:  # the same error type and message as json's
+        return ("error", type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("text", TEXTS + BYTES)
+def test_loads_is_jsons_loads(text) -> None:
+    assert _outcome(wirejson.loads, text) == _outcome(json.loads, text)
+
+
+def test_loads_matches_json_on_random_documents() -> None:
+    rng = random.Random(7)
+    alphabet = ' \t\r\n{}[]":,0123456789.eE+-truefalsnNIfiy\\u"aé\x00\x1f'
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert _outcome(wirejson.loads, text) == _outcome(json.loads, text), text
+
+
+VALUES = [{"a": 1, "b": [1.5, float("nan"), float("inf"), float("-inf"), -0.0, 10 ** 30, None, True, False],
+           "é": "💥\x00\u2028\ud800", "k": ("t", 1)}, "x", 1, None, [], {1: 2, 2.5: 3, None: 4, True: 5},
+          {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                  "permissionDecisionReason": "memdown: “Never run `git push --force`.”"}}]
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_dumps_is_jsons_dumps(value, ensure_ascii: bool) -> None:
+    assert wirejson.dumps(value, ensure_ascii=ensure_ascii) == json.dumps(value, ensure_ascii=ensure_ascii)
+
+
+@pytest.mark.parametrize("value", [{"a": object()}, {(1, 2): 3}, {"a": {1, 2}}])
+def test_dumps_refuses_what_json_refuses(value) -> None:
+    assert _outcome(wirejson.dumps, value) == _outcome(json.dumps, value)
+    circular: list = []
+    circular.append(circular)
+    assert _outcome(wirejson.dumps, circular) == _outcome(json.dumps, circular)
+
+
+def test_the_hook_modules_need_neither_json_nor_re_for_it() -> None:
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "from memdown import wirejson, pathstr\n"
+            "wirejson.dumps(wirejson.loads(b'{\"a\": [1, 2.5, \"x\"]}'))\n"
+            "print(sorted({'json', 're', 'enum', 'pathlib'} & set(sys.modules)))\n")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "[]", proc.stderr
+
+
+def test_lazyre_ignorecase_is_res() -> None:
+    assert lazyre.IGNORECASE == re.IGNORECASE
+
+
+def test_plain_text_check_agrees_with_the_pattern() -> None:
+    """``controls._plain`` skips the pattern for printable text with tabs and newlines: the same verdict."""
+    rng = random.Random(3)
+    pieces = ["a", " ", "\t", "\n", "\r", "\r\n", "\x1b[31m", "\x00", "\x7f", "\x9b", "é", "\u202e", "\u200b", "\ufeff",
+              "\u2028", "💥", "\xa0"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        assert controls._plain(text) == (not controls._SHOWN.search(text)), repr(text)
+
+
+# --- the memory root as a string ---------------------------------------------------------------------------
+
+def _reference_root(start: Path) -> Path:
+    """What paths.project_root did with pathlib (the walk up to the nearest .git)."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").is_dir():
+            return folder
+    return here
+
+
+def test_pathstr_finds_the_project_as_pathlib_did(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMDOWN_DIR", raising=False)
+    repo = tmp_path / "repo"
+    deep = repo / "src" / "pkg"
+    deep.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (tmp_path / "loose").mkdir()
+    (tmp_path / "link").symlink_to(deep)
+    for start in (deep, repo, tmp_path / "loose", tmp_path / "link"):
+        assert pathstr.project_root(start) == str(_reference_root(start))
+        assert pathstr.memory_root(start=start) == str(_reference_root(start) / ".memdown")
+    monkeypatch.chdir(deep)
+    assert pathstr.project_root() == str(repo.resolve())
+
+
+def test_pathstr_asks_git_for_a_linked_worktree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMDOWN_DIR", raising=False)
+    main = tmp_path / "main"
+    main.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "x"], check=True)
+    subprocess.run([*git, "-C", str(main), "worktree", "add", "-q", str(tmp_path / "wt")], check=True)
+    assert pathstr.project_root(tmp_path / "wt") == str(main.resolve())
+
+
+def test_a_named_root_is_resolved_and_remembered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "alias").symlink_to(real)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("MEMDOWN_DIR", "  ~/alias/./  ")
+    assert pathstr.memory_root() == str(real) and str(real) in pathstr.NAMED_ROOTS
+    assert pathstr.memory_root(tmp_path / "alias") == str(real)
+
+
+# --- a capture hook's worker starts after its answer -------------------------------------------------------
+
+def test_the_stop_hooks_worker_starts_after_its_answer(isolate_paths: Path, memory_root: Path,
+                                                       monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from memdown.hooks import runner
+
+    transcript = isolate_paths / "t.jsonl"
+    transcript.write_text("")
+    seen: list[str] = []
+    monkeypatch.setattr("memdown.services.capture.detached.start_worker",
+                        lambda root: seen.append(capsys.readouterr().out))
+    monkeypatch.setattr("sys.stdin", _Stdin(json.dumps({"session_id": "s", "transcript_path": str(transcript),
+                                                        "cwd": str(isolate_paths), "hook_event_name": "Stop"})))
+    assert runner.main(["Stop"]) == 0
+    assert seen == ["{}\n"]  # the whole answer was written before the worker was started
+
+
+class _Stdin:
+    def __init__(self, text: str) -> None:
+        import io
+
+        self.buffer = io.BytesIO(text.encode())
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc/self/fd")
+def test_a_hook_process_lets_its_stdout_go_before_the_worker_and_logs_a_failed_start(tmp_path: Path) -> None:
+    root = tmp_path / ".memdown"
+    root.mkdir()
+    code = ("import os, sys\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "from memdown.hooks import runner\n"
+            "sys.stdout.write('{}\\n'); sys.stdout.flush()\n"
+            "def first(): sys.stderr.write('fd1=' + os.readlink('/proc/self/fd/1') + '\\n')\n"
+            "def broken(): raise OSError('no python')\n"
+            f"runner._after_answer([first, broken], {str(root)!r}, 'Stop', True)\n"
+            "sys.stderr.write('after\\n')\n")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "{}\n" and "fd1=/dev/null" in proc.stderr and "after" in proc.stderr, proc.stderr
+    assert "Stop worker not started: OSError: no python" in (root / "logs" / "hooks.log").read_text()
