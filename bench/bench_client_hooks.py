@@ -9,7 +9,10 @@ SessionStart, one prompt (UserPromptSubmit), a Skill call (PreToolUse, matcher
 "Skill"), two Bash calls (PreToolUse, matcher "Bash": memdown's guard hook, with
 a guards.json in MEMDOWN_HOME holding one approved guard, "Never run `git push
 --force`."; `ls -la` passes it, `git push --force` is stopped), Stop and
-SessionEnd. Sessions alternate between
+SessionEnd. Sessions interleave, one of each per round, in alternating order
+(ABBA: memdown, compare, floor in odd rounds; floor, compare, memdown in even
+ones), so no column always runs first or right after a given one (the fixed
+order of session 8 put ~15 ms between a venv and itself on Stop). Columns:
 
   memdown  this checkout installed the way a plugin user gets it: a regular
            (non-editable) venv at ${CLAUDE_PLUGIN_DATA}/venv, made once with pip
@@ -25,6 +28,8 @@ status"); its figure is the time from the previous debug line to the hook's
 first output line, an upper bound. Detached workers started by Stop/SessionEnd
 are waited for between sessions so they do not load the next one.
 
+Printed per hook: the median of the sessions and their spread (p25-p75). With
+--compare on the same venv as --venv, the two columns show the bench's own noise.
 Also printed: shell-level costs outside the client (the shim's lookup with a
 memdown that is a no-op shell script, the venv interpreter with and without
 site, `memdown hook` through the shim) and the load average.
@@ -278,6 +283,16 @@ def shell_costs(venv: Path, runs: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+def spread(values: list[float]) -> str:
+    """``median (p25-p75)`` in whole ms; ``-`` when there is none."""
+    if not values:
+        return "-"
+    if len(values) < 2:
+        return f"{values[0]:.0f}"
+    low, _, high = statistics.quantiles(values, n=4)
+    return f"{statistics.median(values):.0f} ({low:.0f}-{high:.0f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=6, help="sessions per plugin")
@@ -306,28 +321,29 @@ def main() -> None:
         # one warm-up session (first start of the CLI and of the venv's files), not counted
         run_session(cli, plugin, marker, skill, tmp, plugin_venv_dir)
     for i in range(args.sessions):
-        for name, plugin, marker, skill, plugin_venv_dir in plugins:
+        for name, plugin, marker, skill, plugin_venv_dir in (plugins if i % 2 == 0 else plugins[::-1]):  # ABBA
             timings = run_session(cli, plugin, marker, skill, scratch / name, plugin_venv_dir)
             for event, ms in timings.items():
                 results[name].setdefault(event, []).append(ms)
         loads.append(os.getloadavg()[0])
         print(f"  session {i + 1}/{args.sessions} done (load {loads[-1]:.2f})", flush=True)
     (WORK / "results.json").write_text(json.dumps({"version": version, "sessions": results}, indent=1))
-    print(f"\nclient-measured hook time, median of {args.sessions} sessions ({version}, --debug-file)")
-    compare = f" {'compare ms':>11}" if args.compare else ""
-    print(f"{'hook':31} {'memdown ms':>11}{compare} {'floor ms':>9} {'goal':>8}  n")
+    print(f"\nclient-measured hook time, median (p25-p75) of {args.sessions} sessions per column "
+          f"({version}, --debug-file, ABBA order)")
+    compare = f" {'compare ms':>15}" if args.compare else ""
+    print(f"{'hook':31} {'memdown ms':>15}{compare} {'floor ms':>15} {'goal':>8}  n")
     for event in ROWS:
         mem, flo = results["memdown"].get(event, []), results["floor"].get(event, [])
         other = results.get("compare", {}).get(event, [])
-        compare = f" {statistics.median(other) if other else float('nan'):11.0f}" if args.compare else ""
+        compare = f" {spread(other):>15}" if args.compare else ""
         med = statistics.median(mem) if mem else float("nan")
         goal = GOALS.get(event)
         goal_text = f"<= {goal}" if goal else ("< 1500" if event == "SessionEnd" else "")
         verdict = "" if not goal or not mem else ("  met" if med <= goal else "  MISSED")
         if event == "SessionEnd" and mem:
             verdict = "  met" if med < 1500 else "  MISSED"
-        print(f"{event + ('*' if event == 'SessionEnd' else ''):31} {med:11.0f}{compare} "
-              f"{(statistics.median(flo) if flo else float('nan')):9.0f} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
+        print(f"{event + ('*' if event == 'SessionEnd' else ''):31} {spread(mem):>15}{compare} "
+              f"{spread(flo):>15} {goal_text:>8}{verdict}  {len(mem)}/{len(flo)}")
     print("  * SessionEnd: not timed by the client; previous debug line -> first output line (upper bound)")
     shell = shell_costs(venv, args.shell_runs)
     loads.append(os.getloadavg()[0])
