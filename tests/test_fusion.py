@@ -60,3 +60,34 @@ def test_the_english_model_s_list_counts_less_on_a_question_it_cannot_read() -> 
     assert fusion.vector_weight(french, True, known_share=0.5) == fusion.NON_LATIN_VECTOR_WEIGHT
     assert fusion.vector_weight("почему упал деплой", True, known_share=1.0) == fusion.NON_LATIN_VECTOR_WEIGHT
     assert fusion.vector_weight(french, False, known_share=0.5) == fusion.VECTOR_WEIGHT  # a multilingual model
+
+
+@dataclass
+class EntryUnit:
+    id: str
+    source: str
+    section_start: int
+    text: str = ""
+    score: float = 0.0
+
+
+def test_an_entry_that_holds_more_of_the_question_passes_a_slightly_better_single_chunk() -> None:
+    """BM25 over a whole entry counts every question word it holds; memdown scores chunks. A share of a unit's
+    text evidence is its entry's (its chunks in the text list, best first, each next one halved), so an entry
+    whose three chunks all match passes a one-chunk entry whose only chunk scores a hair higher."""
+    text = [EntryUnit("a1", "d.md", 1, score=10.0), EntryUnit("b1", "d.md", 9, score=9.9),
+            EntryUnit("b2", "d.md", 9, score=9.0), EntryUnit("b3", "d.md", 9, score=8.0),
+            EntryUnit("z", "d.md", 30, score=0.0)]
+    scores = fusion.entry_text_scores(text)
+    assert scores[("d.md", 9)] == 1.0 and scores[("d.md", 30)] == 0.0
+    assert 0.6 < scores[("d.md", 1)] < 0.62  # 10 / (9.9 + 4.5 + 2.0)
+    fused = fusion.fuse([text, []], [1.0, 1.0], "which sync names did we pick")  # (sets each unit's fused score)
+    assert [u.id for u in fused][:2] == ["b1", "a1"]
+
+
+def test_a_unit_only_the_vectors_found_carries_its_entry_s_text_evidence() -> None:
+    text = [EntryUnit("a1", "d.md", 1, score=5.0), EntryUnit("z", "d.md", 30, score=0.0)]
+    vector = [EntryUnit("a2", "d.md", 1, score=0.6), EntryUnit("y", "d.md", 40, score=0.59),
+              EntryUnit("x", "d.md", 50, score=0.5)]
+    fused = {u.id: u.score for u in fusion.fuse([text, vector], [1.0, 1.0], "q")}
+    assert fused["a2"] > 1.0 > fused["y"]  # 1 (its vector evidence) + ENTRY_TEXT_SHARE × 1 (its entry's text)

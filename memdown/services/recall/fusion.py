@@ -17,6 +17,10 @@ Why not LanceDB's RRF as is (docs/retrieval.md, "Real coding history"):
 - An entry's evidence counts once: in hybrid a section ranks by its best unit (REST_SHARE 0 here), not
   by that unit plus a share of its other chunks, which let a long entry of middling chunks pass the
   one-chunk entry both lists placed first.
+- BM25 over a whole ``###`` entry counts every question word the entry holds; a chunk's score only its
+  own. So a unit's full-text evidence is mostly its own and a share (ENTRY_TEXT_SHARE) its entry's: the
+  text scores of the entry's chunks in the text list, best first, each next one halved (no second index:
+  the entry-document index of session 8 cost every build a column and an FTS index).
 - A question that names an identifier, a path, a command or a flag is answered by the entries that
   hold it verbatim; the unit holding every such name the question spells out is moved up among the
   fused candidates (:func:`exact_terms`), whatever either retriever thought of it.
@@ -43,6 +47,11 @@ _EXACT = re.compile(r"(?<![\w-])(?:--?[A-Za-z][\w-]*|[\w.~/-]*[A-Za-z][\w-]*(?:[
 # A section's score in hybrid: its best unit + REST_SHARE × the next (windows.REST_SHARE, 0.3, stays for text
 # and vector alone). 0: dev MRR real history 0.798 -> 0.827, bench/retrieval 0.872 -> 0.923.
 REST_SHARE = 0.0
+# A unit's text evidence: (1 - ENTRY_TEXT_SHARE) × its own relative score + ENTRY_TEXT_SHARE × its entry's, the entry's
+# raw score being its units' text scores, best first, the i-th × ENTRY_TEXT_DECAY**i. Dev (session 9): 0.1-0.2 with
+# a decay of 0.3-0.7 is a plateau (real history 0.832 -> 0.835, bench/retrieval 0.923 -> 0.930-0.935); 0.3+ loses.
+ENTRY_TEXT_SHARE = 0.1
+ENTRY_TEXT_DECAY = 0.5
 
 
 class Ranked(Protocol):
@@ -83,16 +92,41 @@ def _relative(hits: list[Ranked]) -> list[float]:
     return [(s - low) / (top - low) if top > low else 1.0 for s in raw]
 
 
+def _entry(hit: Ranked) -> tuple[str, int]:
+    """The ``###`` entry a unit belongs to (a unit without one is its own)."""
+    return getattr(hit, "source", hit.id), getattr(hit, "section_start", 0)
+
+
+def entry_text_scores(text_hits: list[Ranked]) -> dict[tuple[str, int], float]:
+    """Each entry's full-text evidence from its units in the text list, scaled to [0, 1] like a list's."""
+    units: dict[tuple[str, int], list[float]] = {}
+    for hit in text_hits:
+        units.setdefault(_entry(hit), []).append(hit.score)
+    raw = {entry: sum(s * ENTRY_TEXT_DECAY**i for i, s in enumerate(sorted(scores, reverse=True)))
+           for entry, scores in units.items()}
+    if not raw:
+        return {}
+    top, low = max(raw.values()), min(raw.values())
+    return {entry: (s - low) / (top - low) if top > low else 1.0 for entry, s in raw.items()}
+
+
 def fuse(lists: list[list[Ranked]], weights: list[float], query: str) -> list[Ranked]:
-    """One list of the units of ``lists`` (each best first, scores higher = better), by weighted relative
-    score (or reciprocal rank, METHOD), exact matches up."""
+    """One list of the units of ``lists`` (each best first, scores higher = better; the text list first), by
+    weighted relative score (or reciprocal rank, METHOD), a share of the text evidence its entry's, exact
+    matches up."""
     score: dict[str, float] = {}
     units: dict[str, Ranked] = {}
-    for hits, weight in zip(lists, weights):
+    entry_share = ENTRY_TEXT_SHARE if METHOD == "relative" and lists else 0.0
+    for n, (hits, weight) in enumerate(zip(lists, weights)):
         part = _relative(hits) if METHOD == "relative" else [1 / (FUSION_K + rank) for rank in range(1, len(hits) + 1)]
+        own = 1.0 - entry_share if n == 0 else 1.0
         for hit, share in zip(hits, part):
             units.setdefault(hit.id, hit)
-            score[hit.id] = score.get(hit.id, 0.0) + weight * share
+            score[hit.id] = score.get(hit.id, 0.0) + weight * own * share
+    if entry_share:
+        entries = entry_text_scores(lists[0])
+        for uid, hit in units.items():  # a unit only the vectors found still carries its entry's text evidence
+            score[uid] += weights[0] * entry_share * entries.get(_entry(hit), 0.0)
     terms = exact_terms(query)
     if terms and EXACT_BOOST:
         for uid, hit in units.items():
