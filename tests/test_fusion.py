@@ -71,10 +71,12 @@ class EntryUnit:
     score: float = 0.0
 
 
-def test_an_entry_that_holds_more_of_the_question_passes_a_slightly_better_single_chunk() -> None:
+def test_an_entry_that_holds_more_of_the_question_passes_a_slightly_better_single_chunk(monkeypatch) -> None:
     """BM25 over a whole entry counts every question word it holds; memdown scores chunks. A share of a unit's
     text evidence is its entry's (its chunks in the text list, best first, each next one halved), so an entry
-    whose three chunks all match passes a one-chunk entry whose only chunk scores a hair higher."""
+    whose three chunks all match passes a one-chunk entry whose only chunk scores a hair higher. (Off by
+    default: it did not hold on bench/retrieval's test half; the mechanism stays measurable.)"""
+    monkeypatch.setattr(fusion, "ENTRY_TEXT_SHARE", 0.1)
     text = [EntryUnit("a1", "d.md", 1, score=10.0), EntryUnit("b1", "d.md", 9, score=9.9),
             EntryUnit("b2", "d.md", 9, score=9.0), EntryUnit("b3", "d.md", 9, score=8.0),
             EntryUnit("z", "d.md", 30, score=0.0)]
@@ -85,7 +87,8 @@ def test_an_entry_that_holds_more_of_the_question_passes_a_slightly_better_singl
     assert [u.id for u in fused][:2] == ["b1", "a1"]
 
 
-def test_a_unit_only_the_vectors_found_carries_its_entry_s_text_evidence() -> None:
+def test_a_unit_only_the_vectors_found_carries_its_entry_s_text_evidence(monkeypatch) -> None:
+    monkeypatch.setattr(fusion, "ENTRY_TEXT_SHARE", 0.1)
     text = [EntryUnit("a1", "d.md", 1, score=5.0), EntryUnit("z", "d.md", 30, score=0.0)]
     vector = [EntryUnit("a2", "d.md", 1, score=0.6), EntryUnit("y", "d.md", 40, score=0.59),
               EntryUnit("x", "d.md", 50, score=0.5)]
