@@ -153,3 +153,25 @@ def test_a_bare_command_and_a_long_recipe_are_held_with_their_reasons():
     assert hold_reason("reflexion", "failure", recipe, [], 2, 0).startswith("a recipe longer than a rule")
     assert hold_reason("reflexion", "failure", 'When pytest fails with "No module named app", Bash `pip install -e .` works.',
                        [], 2, 0) == ""
+
+
+def test_a_correction_the_user_repeated_is_proposed_however_it_is_worded(memory_root):
+    """Session 9: "Nie wywołuj xcodebuild." and "Nie wywoluj xcodebuild." (two prompts, one accent apart) were
+    two groups held as "a correction of one step, not worded as a rule"; said again, it is one candidate."""
+    add(memory_root, "correction", "Nie wywołuj xcodebuild.", "s1")
+    add(memory_root, "correction", "Non funziona.", "s1")
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert result.candidates == [] and result.held_reasons == {"a correction of one step, not worded as a rule": 2}
+    add(memory_root, "correction", "Nie wywoluj xcodebuild.", "s2")
+    add(memory_root, "correction", "Non funziona.", "s2")       # a report said twice is still no rule
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert [(c.text, len(c.signal_ids)) for c in result.candidates] == [("Nie wywołuj xcodebuild.", 2)]
+
+
+def test_one_changed_word_or_a_flipped_polarity_is_not_said_again():
+    from memdown.learning.approvable import said_again
+
+    assert said_again("Nie wywołuj xcodebuild.", "Nie wywoluj xcodebuild.")
+    assert not said_again("use pnpm not npm", "use yarn not npm")
+    assert not said_again("always run the tests first", "never run the tests first")
+    assert not said_again("不要用npm", "要用npm")

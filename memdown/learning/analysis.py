@@ -21,7 +21,7 @@ from ..signals.text import one_line
 from . import candidates as C
 from . import improvements, learnings, ledger, mistakes
 from . import promote as P
-from .approvable import hold_reason, not_a_rule
+from .approvable import hold_reason, not_a_rule, repeated_correction
 
 AUTO = "auto: "
 RESTATED_FIRST = 3  # "a preference a user restated three times is shown at the top of the queue"
@@ -169,7 +169,9 @@ def held_reason(cand: C.Candidate, members: list[Signal]) -> str:
     if cand.kind == "rule" and cand.action == "promote" and not C.proposable_rule(cand.type, cand.text):
         if not C.actionable(cand.text):
             return "names nothing a rule could be about"
-        return not_a_rule(cand.text) or "a correction of one step, not worded as a rule"
+        why = not_a_rule(cand.text)
+        if why or not repeated_correction(members, cand.text):   # said again in another prompt, it is a rule as worded
+            return why or "a correction of one step, not worded as a rule"
     return hold_reason(cand.kind, cand.type, cand.text, cand.quotes, cand.sessions, cand.restated)
 
 

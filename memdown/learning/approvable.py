@@ -116,3 +116,27 @@ def hold_reason(kind: str, type_: str, text: str, quotes: list[str], sessions: i
             and any(order_for_now(q) for q in quotes or [text]):
         return "an order for the task at hand, said once"
     return ""
+
+
+SAID_AGAIN = 0.7   # trigram Jaccard: "use pnpm not npm" / "use yarn not npm" is 0.5, "always …" / "never …" 0.59
+
+
+def said_again(a: str, b: str) -> bool:
+    """The same words said again in any script, up to a letter's accent ("Nie wywołuj xcodebuild." / "Nie
+    wywoluj xcodebuild.", 0.76) where word tokens differ: character trigrams (``repetition.grams``) overlapping
+    by ``SAID_AGAIN``, above what one changed word or a flipped polarity leaves."""
+    from ..signals.repetition import grams
+
+    ga, gb = grams(a), grams(b)
+    return bool(ga and gb) and len(ga & gb) >= SAID_AGAIN * len(ga | gb)
+
+
+_DENSE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def repeated_correction(members: list, text: str) -> bool:
+    """A correction the user made in two or more prompts is a rule however it is worded ("Nie wywołuj
+    xcodebuild." twice), when it says more than a report ("Non funziona.", "还是不行": under three words or six
+    characters of a script written without spaces)."""
+    said = len(text.split()) >= 3 or len(_DENSE_SCRIPT.findall(text)) >= 6
+    return said and all(s.type == "correction" for s in members) and len({(s.session, s.turn) for s in members}) >= 2

@@ -9,7 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..signals.detect import scope_of
-from .approvable import fix_discards, not_a_rule
+from .approvable import fix_discards, not_a_rule, said_again
 from ..signals.store import Signal
 from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
                             similar)
@@ -330,7 +330,7 @@ def _same(a: Signal, b: Signal, ta: str, tb: str, kind: str, threshold: float) -
                 and jaccard(content_tokens(a.text) - GENERIC, content_tokens(b.text) - GENERIC) >= 0.7)
     if a.type == "missing_context" or b.type == "missing_context":
         return a.context == b.context
-    return similar(ta, tb, threshold)
+    return similar(ta, tb, threshold) or said_again(ta, tb)
 
 
 def build(members: list[Signal], consolidated: dict[str, list[Signal]]) -> Candidate:
