@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from .patterns import Handler, Rule, Span
-from .values import (IDENT, MARKER_PREFIX, PATH_LIKE, code_like, credential_like,  # noqa: F401  (MARKER_PREFIX re-exported)
+from .values import (IDENT, MARKER_PREFIX, PATH_LIKE, code_reference, credential_like,  # noqa: F401  (MARKER_PREFIX re-exported)
                      is_placeholder, secret_looking)
 
 
@@ -85,7 +85,7 @@ _ASSIGN = re.compile(
         \\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)(?:\\")?      # \"value\" inside JSON-escaped text
       | "(?P<dq>(?:[^"\\\n]|\\.)*)"?
       | '(?P<sq>(?:[^'\\\n]|\\.)*)'?
-      | (?P<bare>(?![=>"'])[^\s"'`,;&<>(){}\[\]\\]+)
+      | (?P<bare>(?![=>"'])(?:[^\s"'`,;&<>(){}\[\]\\-]|-(?!>)|->(?=[A-Za-z_$]))+)  # $req->token: one value
     )
     """,
     re.X | re.I,
@@ -122,7 +122,7 @@ _AUTH_SCHEMES = frozenset(
 
 def _auth_header(m: re.Match[str], text: str) -> Span | None:
     v = m.group("v")
-    if v.lower() in _AUTH_SCHEMES or is_placeholder(v) or code_like(v, text[m.end():m.end() + 1]):
+    if v.lower() in _AUTH_SCHEMES or is_placeholder(v) or code_reference(v, text[m.end():m.end() + 1]):
         return None
     if not m.group("scheme") and not secret_looking(v):
         return None  # "authorization: the user must ..." in prose
@@ -154,7 +154,7 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
     if name == "bare":
         if value.isdigit() and len(value) <= 5 or PATH_LIKE.match(value):
             return None
-        if code_like(value, text[m.end():m.end() + 1]):
+        if code_reference(value, text[m.end():m.end() + 1]):
             return None
         if value[0] in "([{" and (value[0] == "(" or len(value) == 1 or value.startswith("[^")):
             return None  # KEYS=("a" "b") / PRIMARY_KEY={: a literal in code; GH_PAT=[^"$]: a regex
@@ -198,7 +198,7 @@ def _assignment(m: re.Match[str], text: str) -> Span | None:
         if m.group("kq") and value.isdigit():
             return None  # "password": 1234 in JSON is a count or an id, not a secret
         after = text[m.end():m.end() + 1]
-        if code_like(value, after) or PATH_LIKE.match(value):
+        if code_reference(value, after) or PATH_LIKE.match(value):
             return None
         if value.lower() == key.rsplit(".", 1)[-1].lower():
             return None  # password=password (a keyword argument)

@@ -30,7 +30,7 @@ from .context import verb_pass
 from .extent import bare_end, call_closes
 from .names import name_says_secret
 from .patterns import LazyPattern, Rule, Span
-from .values import IDENT, PATH_LIKE, code_like, is_placeholder, name_like
+from .values import IDENT, PATH_LIKE, code_reference, is_placeholder, name_like
 
 _TEMPLATE = LazyPattern(r"%[-#0-9.]*[sdfrxi]|\{\d*\}")  # "VS%0.f0COMNTOOLS" % version: a format string
 _WORDISH = LazyPattern(r"[a-z]{4,}|[A-Z][a-z]{3,}")
@@ -88,7 +88,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
         return False
     if v.startswith(("!", "|", ">", "-", "&", "*")) and " " not in v and not any(c.isdigit() for c in v):
         return False  # YAML tags, block scalars, anchors, flags
-    if not quoted and code_like(v, after) and (after and after in "([{" or not _random_part(v)):
+    if not quoted and code_reference(v, after) and (after and after in "([{" or not _random_part(v)):
         return False  # win32api.RegOpenKeyEx is code; pat5ikqXf3Y9QxGtk.e568e6… is a token
     if _FILE_LIKE.match(v) and not _generated_stem(v) or _TEMPLATE.search(v) and _format_string(v):
         return False

@@ -24,7 +24,7 @@ import re
 
 from .names import name_says_secret
 from .patterns import LazyPattern, Span
-from .values import PATH_LIKE, is_placeholder, name_like
+from .values import PATH_LIKE, code_reference, is_placeholder, name_like
 
 MAX_LINE = 2000
 KIND = "config"  # judged here already: find_secrets' known-safe filter leaves it alone
@@ -38,10 +38,6 @@ _COMMENT = LazyPattern(r"[ \t]*(?:#|;|//|<!--)")
 _NUMBER = LazyPattern(r"[-+]?\d+(?:\.\d+)?|[~^<>=v]{0,2}\d+(?:\.\d+)+(?:[-+][\w.]+)?")  # 8, 0.5, ^5.0.0
 _WORDS = LazyPattern(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*[?!]?")
 _OPENS = LazyPattern(r"[|>][-+]?|[A-Za-z_$][\w.$]*[{\[(]|[{\[(][ \t]*[}\])]?")  # `{`, `[]`, `fields.Char(`, `|`
-_REFERENCE = LazyPattern(r"[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*)+")
-# A name in code: lower, UPPER_CASE or camelCase with humps of 3+ letters, digits only at its end (not vjd8STY).
-_CODE_NAME = LazyPattern(r"[a-z_$][a-z_$]*\d*|[A-Z][A-Z_]*\d*|[A-Za-z_$][a-z_$]*(?:[A-Z][a-z]{2,})+\d*")
-_CALL = LazyPattern(r"(?P<name>[A-Za-z_$][\w$.]*)[(\[].*[)\]]")
 _URL = LazyPattern(r"[a-z][a-z0-9+.\-]*://(?P<authority>[^/\s?#]*)")
 _ONE_WORD = LazyPattern(r"[ \t]*(?P<word>[!-~]{2,200})[ \t]*\r?")
 _USER = LazyPattern(r"[a-z][a-z0-9._@\-]{1,63}")
@@ -50,7 +46,7 @@ _FENCE = LazyPattern(r"[ \t]*(?:```|~~~)")
 _EMAIL = LazyPattern(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 
 
-def config_value_safe(value: str, key: str) -> bool:
+def config_value_safe(value: str, key: str, quoted: bool = False) -> bool:
     """Is ``value`` under a credential ``key`` in a config a shape that is known not to be a secret?"""
     from .values import mixed_like_generated
 
@@ -64,10 +60,7 @@ def config_value_safe(value: str, key: str) -> bool:
         return "@" not in url.group("authority")
     if _WORDS.fullmatch(v):
         return all(name_like(w) for w in re.split(r"[-_ ]", v.rstrip("?!")))
-    if _REFERENCE.fullmatch(v):  # self.password, settings.DB_PASS, Config::Secret: code names it
-        return all(_CODE_NAME.fullmatch(p) and name_like(p) for p in re.split(r"\?\.|\.|::|->", v))
-    call = _CALL.fullmatch(v)
-    return bool(call) and all(name_like(p) for p in call.group("name").split("."))  # getpass(), env["X"]
+    return code_reference(v, quoted=quoted)  # self.password, Config::Secret, savedRefresh, getpass(): code names it
 
 
 def _kv(line: str) -> re.Match[str] | None:
@@ -100,7 +93,7 @@ def find_listing_values(text: str) -> list[Span]:
         if strength is None or not _in_listing(lines, i):
             continue
         value = m.group(value_group)
-        if value.startswith("[REDACTED:") or config_value_safe(value, m.group("key")):
+        if value.startswith("[REDACTED:") or config_value_safe(value, m.group("key"), value_group != "bare"):
             continue
         if strength == "weak" and _weak_value_safe(value):
             continue

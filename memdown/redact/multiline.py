@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .values import code_like, is_placeholder
+from .values import code_reference, is_placeholder
 from .patterns import Rule, Span
 
 # Anchored on the separator at the end of a line (a fast literal class), the
@@ -37,7 +37,7 @@ def _next_line(m: re.Match[str], text: str) -> Span | None:
     if key_match is None:
         return None
     value = m.group("v")
-    if is_placeholder(value) or code_like(value, text[m.end("v"):m.end("v") + 1]):
+    if is_placeholder(value) or code_reference(value, text[m.end("v"):m.end("v") + 1], quoted=bool(m.group("q"))):
         return None
     if not (m.group("block") or m.group("q")) and value.endswith(":") or value.startswith(("-", "#")):
         return None  # a nested mapping or a list, not a scalar value

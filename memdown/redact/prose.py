@@ -15,7 +15,7 @@ import unicodedata
 
 from .names import PASSWORD_COMPOUND_ENDS, PASSWORD_WORDS, PASSWORD_WORDS_NOSPACE
 from .patterns import LazyPattern, Span
-from .values import code_like, is_placeholder
+from .values import code_reference, is_placeholder
 
 _CJK = r"\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _TOKEN = LazyPattern(r"[^\s" + _CJK + r"\"'`«»„“”‘’]+")
@@ -53,7 +53,7 @@ def _letters(word: str) -> bool:
 
 def _credential_token(tok: str) -> bool:
     if len(tok) < 6 or len(tok) > 128 or is_placeholder(tok) or _NOT_DATA.match(tok) or _CALL.search(tok) \
-            or code_like(tok, "") or _ACRONYMS.match(tok):
+            or code_reference(tok, "") or _ACRONYMS.match(tok):
         return False
     has_alpha = any(c.isalpha() for c in tok)
     has_other = any(c.isdigit() or c in "!#$%&*+?@^~;|" for c in tok)  # hr_recruitment_x is a name

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import re
 
-from .values import is_placeholder, name_like, words_by_humps
+from .values import code_reference, is_placeholder, name_like, words_by_humps
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
 _PIECES = re.compile(r"[/\-_.:{}]+")
-_DOTTED = re.compile(r"^[a-z_$][\w$]*(?:[?!]?\.[A-Za-z_$][\w$]*)+$")
 _NAME = re.compile(r"^-?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _TYPE = re.compile(r"^[A-Z][a-z][A-Za-z0-9_]*(?:<[A-Za-z0-9_, ]*>)?\??$")
 _GENERIC_KINDS = frozenset({"high_entropy", "prefixed_token", "url_path_secret", "truncated"})
 
 
-_POSITIONAL_PARAMETER = re.compile(r"^\$[0-9@*#?]$")
 _CONSTANT = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _GENERIC_TYPE = re.compile(r"([A-Za-z_]{3,})<([A-Za-z_]{3,})")  # z.infer<typeof
 _CALL = re.compile(r"^([A-Z][A-Z0-9\-]{2,})\(([a-z]{3,})[):,]")  # HMAC-SHA256(email:salt)
@@ -40,11 +38,9 @@ def _code_or_reference(value: str, after: str) -> bool:
     """Code a reader needs, not a value (issue #27.6, found on the tune half of ../shared)."""
     generic = None if any(c.isdigit() for c in value) else _GENERIC_TYPE.search(value)
     call = _CALL.match(value + after)
-    if _POSITIONAL_PARAMETER.match(value) or generic and name_like(generic[1]) and name_like(generic[2]) or \
+    if generic and name_like(generic[1]) and name_like(generic[2]) or \
             call and all(_CALL_WORD.fullmatch(p) for p in call[1].split("-") if p) and name_like(call[2]):
-        return True  # next_token="$1"; type XPasswordDto = z.infer<…>; password = HMAC-SHA256(email:…)
-    if value.endswith("!") and _DOTTED.match(value[:-1]) and name_like(value[:-1]):
-        return True  # 'api-key': config.apiKey!, (a TypeScript non-null assertion)
+        return True  # type XPasswordDto = z.infer<…>; password = HMAC-SHA256(email:…)
     if _CONSTANT.match(value) and name_like(value):
         return True  # FORGOT_PASSWORD = "FORGOT_PASSWORD": an enum constant's name
     other = _OTHER_ASSIGNMENT.match(value)
@@ -74,12 +70,6 @@ _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
 
 
-def _generated(value: str) -> bool:
-    from .values import mixed_like_generated
-
-    return mixed_like_generated(value)  # qvj2JwnPV.eu: a password with a dot, not an attribute
-
-
 def _generated_free_url(value: str) -> bool:
     """sqlite:///./data/app.db, postgres://db:5432/app: a URL with no user, query or random segment."""
     from .commands import generated_like
@@ -103,6 +93,11 @@ def _known_generic(value: str) -> bool:
 
 def known_safe(kind: str, value: str, after: str) -> bool:
     """Is the ``value`` a finding of ``kind`` covers (followed by ``after``) a known-safe shape?"""
+    # A quoted camelCase word is a string literal; a quoted member access is a bound expression in a template
+    # (:password="auth.password", [token]="session.token"). A URL's password is text: only an expansion names it.
+    literal = after[:1] in ("'", '"', "`") and "." not in value or kind == "url_password"
+    if code_reference(value, after, quoted=literal):
+        return True  # next_token="$1", cfg.S3.SecretKey = s3Secret, config.apiKey!, auth.password: code names it
     if _code_or_reference(value, after) or _generated_free_url(value) or _HOSTNAME.match(value):
         return True
     if value.count("\\") >= 2 and all(name_like(p) for p in re.split(r"[\\:.\-（）()*]+", value) if p.isalpha()):
@@ -116,8 +111,6 @@ def known_safe(kind: str, value: str, after: str) -> bool:
     if _TYPE.match(value) and (name_like(value.rstrip("?")) or after[:1] == ";" and words_by_humps(value)) and \
             (value.endswith("?") or after[:2] in (" =", ") ", ", ") or after[:1] in (")", ",", ";")):
         return True  # pass: String? = null, fun f(pass: String), credentials?: XCredentials;: a type
-    if _DOTTED.match(value) and name_like(value.replace("?.", ".").replace("!.", ".")) and not _generated(value):
-        return True  # auth.password, this.state.token: an attribute
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):
         return True  # **PASS: Functionality Validation**: a sentence goes on
     return kind in _GENERIC_KINDS and _known_generic(value)

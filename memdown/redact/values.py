@@ -15,19 +15,27 @@ _NULLISH = frozenset(
     "str string bytes int integer bool boolean any secretstr include omit same-origin "
     "await new yield lambda function async typeof not this self changeme changeit".split()
 )
-_REFERENCE = re.compile(
+# A variable expansion or template, quoted or not: it names a value that lives elsewhere.
+_EXPANSION = re.compile(
     r"""^(?:
         \$[A-Za-z_][A-Za-z0-9_]*$          # $VAR
-      | \$\{[^}]*\}$                        # ${VAR}
-      | ![A-Za-z][\w.:/\-]*$                # a YAML tag: !vault, !Ref
+      | \$\{[^}]*\}$                        # ${VAR}, ${VAR:-default}, ${VAR:?msg}
       | \$\(                                # $(command)
+      | [$\\][0-9]$ | \$[@*#?]$              # $1, \1 (a back-reference), $@, $?
       | %\(?[A-Za-z_]*\)?s?%?$              # %s, %(name)s, %VAR%
       | \{\{.*\}\}$                         # {{ template }}
       | \{[A-Za-z_][A-Za-z0-9_.]*\}$        # {name} (f-string, format)
+      | (?:process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\.|secrets\.|vars\.)
+    )""",
+    re.X,
+)
+# A placeholder a person writes where a value goes.
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        ![A-Za-z][\w.:/\-]*$                # a YAML tag: !vault, !Ref
       | <[^>]*>$                            # <your-token>
       | \[[A-Z_]+\]$                        # [UNK], [MASK]
       | [*xX.\u2022_-]+$                    # ****, xxxx, ..., ----
-      | (?:process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\.|secrets\.|vars\.)
     )""",
     re.X,
 )
@@ -45,7 +53,7 @@ def is_placeholder(value: str) -> bool:
         return True
     if "${" in v or "{{" in v:
         return True
-    return _REFERENCE.match(v) is not None
+    return _PLACEHOLDER.match(v) is not None or code_reference(v, quoted=True)
 
 
 def secret_looking(value: str) -> bool:
@@ -126,25 +134,53 @@ def balanced(text: str) -> bool:
 _DIGIT_WORDS = re.compile(r"^(?:[A-Za-z]+\d+)+[A-Za-z]*$")  # oauth2Token, md5sum, s3Bucket
 
 
-def code_like(value: str, after: str) -> bool:
-    """A bare value that reads as code (a call, attribute, variable), not data.
+# A name in code: lower, UPPER_CASE, Capitalized or camelCase with humps of 3+ letters, digits only at its
+# end (not vjd8STY), or a name whose humps are real words (RegOpenKeyEx).
+CODE_NAME = re.compile(r"[a-z_$][a-z_$]*\d*|[A-Z][A-Z_]*\d*|[A-Za-z_$][a-z_$]*(?:[A-Z][a-z]{2,})*\d*")
+_MEMBER_ACCESS = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\?\.|!\.|\.|::|->)[A-Za-z_$][\w$]*)+!?")
+_MEMBER_SEP = re.compile(r"\?\.|!\.|\.|::|->")
+_CAMEL_NAME = re.compile(r"[a-z_$][a-z0-9_$]*(?:[A-Z][a-z]+\d*)+")  # s3Secret, savedRefresh, getToken
+_SECRET_HUMP = re.compile(r"(?:Pass(?:word)?|Pwd|Secret|Token|Key|Creds?|Auth)\d*$")  # s3Key, apiToken: the head says it
 
-    Code is a name a person wrote; a random password that happens to fit the identifier grammar
-    (``MVDc8uEia875r(jmL6``, ``IZphnROc.y05lyrv9jx``) is data (``name_like``)."""
-    if after in ("(", "[", "{") and IDENT_OR_DOTTED.match(value):
-        return name_like(value)  # get_secret(), os.environ["X"]
-    if _CALL.match(value):
+
+def _member_access(value: str) -> bool:
+    """``self.password``, ``cfg.S3.SecretKey``, ``Config::Secret``, ``$this->password``, ``a?.b!``: names joined
+    by member access, each one a name a person wrote (not ``IZphnROc.y05lyrv9jx``, ``qvj2JwnPV.eu``)."""
+    parts = [p for p in _MEMBER_SEP.split(value.rstrip("!")) if p]
+    return all((CODE_NAME.fullmatch(p) or words_by_humps(p)) and name_like(p) for p in parts) \
+        and not mixed_like_generated(value)
+
+
+def code_reference(value: str, after: str = "", quoted: bool = False) -> bool:
+    """Is ``value`` (followed by ``after``) a reference in code or a variable expansion, not a literal?
+    The one judgement every rule that masks a value in key position asks (issue #27.6).
+
+    Quoted or not: a variable expansion (``$VAR``, ``${VAR:-x}``, ``$(cmd)``, ``$1``, ``\\1``, ``%VAR%``,
+    ``{{ x }}``, ``{name}``, ``process.env.X``). Unquoted only: a member access of names
+    (``suiteRegistry.Password``, ``$this->token``), a call or subscript (``get_secret()``, ``env["X"]``),
+    a camelCase name of real words (``savedRefresh``, ``s3Secret``) or a name holding a secret word
+    (``auth_token``). A random password (``s3cR3tXy9``, ``hunter2``, ``Tr0ub4dor&3``) is none of them."""
+    v = value.strip()
+    if v.endswith("`") and not v.startswith("`"):
+        v = v.rstrip("`")  # HTTP_AUTHORIZATION=$1` (a markdown code span closes)
+    if not v or _EXPANSION.match(v):
+        return bool(v)
+    if quoted:
+        return False
+    if after in ("(", "[", "{") and IDENT_OR_DOTTED.match(v):
+        return name_like(v)  # get_secret(), os.environ["X"]
+    if _CALL.match(v):
         # get_pw(x), os.environ[ + "X": a call or subscript that closes, or opens a string;
         # U[VVvPHX8H is a password that starts like one.
-        prefix = _IDENT_PREFIX.match(value)
+        prefix = _IDENT_PREFIX.match(v)
         return (prefix is not None and name_like(prefix.group())
-                and (balanced(value) or value[-1] in "([{" and after in ("'", '"')))
-    if _DOTTED_IDENT.match(value):
-        return name_like(value) and not mixed_like_generated(value)  # not qvj2JwnPV.eu: a password with a dot  # args.password, settings.SECRET_KEY
-    if IDENT.match(value) and _SECRET_WORD_IN_IDENT.search(value):
-        # token = auth_token, this.sessionToken = sessionToken: a variable.
-        return ("_" in value or not any(c.isdigit() for c in value)) and name_like(value)
-    return False
+                and (balanced(v) or v[-1] in "([{" and after in ("'", '"')))
+    if _MEMBER_ACCESS.fullmatch(v):
+        return _member_access(v)
+    if IDENT.match(v) and _SECRET_WORD_IN_IDENT.search(v) and ("_" in v or not any(c.isdigit() for c in v)):
+        return name_like(v)  # token = auth_token, this.sessionToken = sessionToken: a variable
+    camel = _CAMEL_NAME.fullmatch(v)
+    return bool(camel) and name_like(v) and (words_by_humps(v) or bool(_SECRET_HUMP.search(v)))
 
 
 def credential_like(value: str, strong: bool = False) -> bool:
