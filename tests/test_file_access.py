@@ -66,7 +66,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("logfiles.py", "Path.mkdir"): "the rotating log handler's folder",
     ("logfiles.py", "os.open"): "re-pointing stdout/stderr at the rotated log",
     ("cli/failure.py", "os.open"): "/dev/null, to silence a closed stdout",
-    ("hooks/runner.py", "os.open"): "/dev/null over a hook's stdout once its answer is out (before its worker starts)",
+    ("hooks/runner.py", "os.open"): "/dev/null over a hook's stdio once its answer is out (before its redaction and worker)",
     # PreToolUse's short path may not import pathlib (fsutil does): the guard file in MEMDOWN_HOME is read the
     # layer's way by hand (O_NOFOLLOW | O_NONBLOCK, fstat: regular files only, 1 MB).
     ("shellguard.py", "os.open"): "guards.json on the PreToolUse short path, opened the layer's way by hand",

@@ -108,7 +108,7 @@ ALLOWED: dict[str, dict[str, object]] = {
 PAYLOADS = {
     "SessionStart": {"source": "startup"},
     "UserPromptSubmit": {"prompt": "why did the migration fail last time?"},
-    "Stop": {"stop_hook_active": False},
+    "Stop": {"stop_hook_active": False, "last_assistant_message": "Done; the rounding is fixed."},
     "PreCompact": {"trigger": "auto"},
     "SessionEnd": {"reason": "exit"},
     "PostToolUseFailure": {"tool_name": "Bash", "tool_input": {"command": "pytest -x"},

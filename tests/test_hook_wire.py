@@ -12,6 +12,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -168,17 +169,47 @@ class _Stdin:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc/self/fd")
-def test_a_hook_process_lets_its_stdout_go_before_the_worker_and_logs_a_failed_start(tmp_path: Path) -> None:
+def test_a_hook_process_leaves_the_work_after_its_answer_to_a_detached_child(tmp_path: Path) -> None:
+    """The hook exits at once; a child in its own session, with /dev/null for stdio, runs the rest (and logs
+    what failed)."""
     root = tmp_path / ".memdown"
     root.mkdir()
+    seen = tmp_path / "seen.txt"
     code = ("import os, sys\n"
             f"sys.path.insert(0, {str(REPO)!r})\n"
             "from memdown.hooks import runner\n"
             "sys.stdout.write('{}\\n'); sys.stdout.flush()\n"
-            "def first(): sys.stderr.write('fd1=' + os.readlink('/proc/self/fd/1') + '\\n')\n"
+            "hook = (os.getpid(), os.getsid(0))\n"
+            "def first():\n"
+            "    fds = [os.readlink(f'/proc/self/fd/{n}') for n in (0, 1, 2)]\n"
+            f"    open({str(seen)!r} + '.part', 'w').write(repr((fds, os.getpid() != hook[0], os.getsid(0) != hook[1])))\n"
+            f"    os.rename({str(seen)!r} + '.part', {str(seen)!r})\n"
             "def broken(): raise OSError('no python')\n"
-            f"runner._after_answer([first, broken], {str(root)!r}, 'Stop', True)\n"
-            "sys.stderr.write('after\\n')\n")
+            f"runner._after_answer([broken, first], {str(root)!r}, 'Stop', True)\n"
+            "sys.stderr.write('hook returned\\n')\n")
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.stdout == "{}\n" and "fd1=/dev/null" in proc.stderr and "after" in proc.stderr, proc.stderr
-    assert "Stop worker not started: OSError: no python" in (root / "logs" / "hooks.log").read_text()
+    assert proc.stdout == "{}\n" and proc.stderr.count("hook returned") == 1, proc.stderr  # the child wrote nothing
+    deadline = time.monotonic() + 30
+    while not seen.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert seen.read_text() == repr((["/dev/null"] * 3, True, True))  # another process, its own session
+    assert "Stop not done after the answer: OSError: no python" in (root / "logs" / "hooks.log").read_text()
+
+
+def test_a_message_to_redact_is_written_after_the_answer(isolate_paths: Path, memory_root: Path) -> None:
+    """Until the work left for after the answer runs, the job is its recovery file (ids only, no text)."""
+    from memdown.services.capture import jobs
+
+    transcript = isolate_paths / "t.jsonl"
+    transcript.write_text("")
+    secret = "ghp_" + "Zq9" * 12
+    later: list = []
+    final = jobs.enqueue_file(memory_root, "stop", {"session_id": "s", "transcript_path": str(transcript),
+                                                    "last_assistant_message": f"Done; the token was {secret}"}, later)
+    folder = Path(final).parent
+    assert [p.suffix for p in folder.iterdir()] == [".tmp"] and secret not in next(folder.iterdir()).read_text()
+    for run in later:
+        run()
+    assert [p.name for p in folder.iterdir()] == [Path(final).name]
+    text = Path(final).read_text()
+    assert "Done; the token was" in text and secret not in text

@@ -133,9 +133,9 @@ def handle(event: str, payload: dict[str, Any], root: str | os.PathLike[str] | N
 def main(argv: list[str], release_stdout: bool = False) -> int:
     """``argv``: the event, and the client when it is not Claude Code's wire format (``hooks.clientwire``).
 
-    A capture hook starts its detached worker only after its answer is written and flushed; with
-    ``release_stdout`` (a hook process of its own: ``entry``) its stdout is also let go first, so the worker's
-    start adds nothing the client waits for but the process's own exit.
+    A capture hook redacts the turn's text (when the redactor is needed) and starts its detached worker only
+    after its answer is written and flushed; with ``release_stdout`` (a hook process of its own: ``entry``)
+    that work is done by a forked child that lets go of the client's pipes, and the hook exits at once.
     """
     started = time.perf_counter()
     client = argv[1] if len(argv) > 1 else ""
@@ -192,12 +192,24 @@ def main(argv: list[str], release_stdout: bool = False) -> int:
 
 
 def _after_answer(later: list[Callable[[], None]], root: str | None, event: str, release_stdout: bool) -> None:
-    """Run what was left for after the answer (a capture's worker start); an error is logged, never raised."""
+    """Run what was left for after the answer (a capture's redaction and worker start); an error is logged.
+
+    With ``release_stdout`` (a hook process of its own) the work goes to a forked child in a session of its
+    own, whose stdin, stdout and stderr are /dev/null: the hook exits at once, so the client waits for none of
+    it. Without fork, or in-process, it runs here.
+    """
     if release_stdout:
-        try:  # the client has the whole answer: /dev/null takes over fd 1 (never a closed fd a later open reuses)
-            null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            if os.fork() > 0:
+                return  # the hook: its answer is out; it exits now (entry._leave)
+            os.setsid()
+        except (AttributeError, OSError):  # no fork here: done in this process, after the answer
+            pass
+        try:  # never a closed fd a later open could reuse: /dev/null takes over the client's pipes
+            null = os.open(os.devnull, os.O_RDWR)
             try:
-                os.dup2(null, 1)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
             finally:
                 os.close(null)
         except OSError:
@@ -205,8 +217,8 @@ def _after_answer(later: list[Callable[[], None]], root: str | None, event: str,
     for run in later:
         try:
             run()
-        except BaseException as exc:  # fail open: the job is on disk, the next hook starts a worker
-            log_line(root, event, f"worker not started: {type(exc).__name__}: {str(exc)[:300]}")
+        except BaseException as exc:  # fail open: the job's recovery file is on disk, ``jobs.recover`` finishes it
+            log_line(root, event, f"not done after the answer: {type(exc).__name__}: {str(exc)[:300]}")
 
 
 def _notices_to_log(root: str | None, event: str) -> None:

@@ -54,7 +54,8 @@ def queue_job(root: str | os.PathLike[str], job: str, payload: dict[str, Any],
     """Durable job first, then the time budget (``budget()``), then the worker: a capture hook's whole work."""
     from .jobs import enqueue_file, hook_log
 
-    job_file = enqueue_file(root, job, payload)  # durable first: no lock, no budget, no slow import
+    # Durable first: no lock, no budget, no slow import (the redactor, when needed, runs after the answer).
+    job_file = enqueue_file(root, job, payload, None if hook_sync() else later)
     if budget is not None:
         budget()  # only now may the time budget run out
     if not run_or_start(root, job_file, config, later):

@@ -24,7 +24,7 @@ import time
 TYPE_CHECKING = False  # not `import typing` (nor pathlib, nor json: ``wirejson``) at run time: every hook pays
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import Any, Callable
 
 from ... import fsutil, pathstr
 from ...wirejson import dumps, loads
@@ -94,8 +94,13 @@ def enqueue(root: Path, job: str, payload: dict[str, Any]) -> Path:
     return Path(enqueue_file(root, job, payload))
 
 
-def enqueue_file(root: str | os.PathLike[str], job: str, payload: dict[str, Any]) -> str:
-    """``enqueue`` with plain strings: what a capture hook calls (no pathlib)."""
+def enqueue_file(root: str | os.PathLike[str], job: str, payload: dict[str, Any],
+                 later: list[Callable[[], None]] | None = None) -> str:
+    """``enqueue`` with plain strings: what a capture hook calls (no pathlib).
+
+    With ``later``, text that needs the redactor is redacted and written there, for the hook to run after its
+    answer: until then the job is its recovery file (ids only, fsynced), which ``recover`` promotes when
+    nothing finishes it."""
     folder = os.fspath(_private_dir(_jobs_path(root)))
     name = f"{time.time_ns()}-{os.getpid()}-{job}"
     record: dict[str, Any] = {"v": VERSION, "job": job, "created": time.time(), "attempts": 0,
@@ -110,11 +115,18 @@ def enqueue_file(root: str | os.PathLike[str], job: str, payload: dict[str, Any]
         return final
     recovery = os.path.join(folder, f"{name}.tmp")
     _write_new(recovery, _dump(record))  # the turn is recoverable from here on
-    from ...redact import redact  # the slow part comes after
 
-    record["payload"].update({k: redact(str(clean_json(v))) for k, v in texts.items()})
-    atomic_write_bytes(final, _dump(record), mode=0o600)
-    fsutil.unlink(recovery)
+    def redact_and_write() -> None:
+        from ...redact import redact  # the slow part comes after
+
+        record["payload"].update({k: redact(str(clean_json(v))) for k, v in texts.items()})
+        atomic_write_bytes(final, _dump(record), mode=0o600)
+        fsutil.unlink(recovery)
+
+    if later is not None:
+        later.append(redact_and_write)
+    else:
+        redact_and_write()
     return final
 
 
