@@ -119,7 +119,7 @@ def find_secrets(text: str) -> list[Span]:
     # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
     # A command's value ("arg") or a config's (LISTED) was judged by its shape and place already.
     found = [f for f in found if f[1] < _CERTAIN or f[3] in ("arg", LISTED) or
-             not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24])]
+             not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24], text[max(0, f[0] - 40):f[0]])]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]

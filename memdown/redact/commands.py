@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from .names import name_parts, name_says_secret
-from .values import mixed_like_generated, named_path
+from .values import mixed_like_generated, named_path, version_like
 
 MARK = "[REDACTED:arg]"
 _RUN = re.compile(r"[A-Za-z0-9]+")
@@ -99,6 +99,8 @@ def _path_like(piece: str) -> bool:
 
 
 def safe_piece(piece: str) -> bool:
+    if version_like(piece):
+        return True  # curl 7.88.1-10+deb12u14: a version, whatever its Debian or pre-release tail
     piece = _VARIABLE.sub("", _UUID.sub("", _HEX_LITERAL_WORD.sub("", piece)))
     if mixed_like_generated(piece) and not named_path(piece):
         return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .values import code_reference, is_placeholder, name_like, words_by_humps
+from .values import code_reference, is_placeholder, name_like, version_like, words_by_humps
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
@@ -65,6 +65,10 @@ _PUBLIC_KEY_BLOB = ("AAAAC3NzaC1", "AAAAB3NzaC1", "AAAAE2VjZHNh", "AAAAB3NzaC1kc
 # A host name: 3+ labels ending in a common top-level or cloud-internal domain (db-1.c9ak.eu-west-1.rds.amazonaws.com).
 _HOSTNAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?:com|net|org|io|dev|app|cloud|ai|co|internal|"
                        r"local|localdomain|lan|cn|de|uk|jp|fr|ru|in|br|nl|eu|us|me|sh|so|xyz|tech|site|run|svc)$")
+# A host by its place: a shell prompt or an ssh/scp target (root@iZ2ze…Z:~/app#, [deploy@ip-10-0-0-5 app]$).
+_AT_USER = re.compile(r"(?:^|[\s(\[])[a-z_][a-z0-9_.\-]{0,31}@$")
+_AFTER_HOST = re.compile(r"^(?::[~/]| [^\s\]]{0,40}\][#$])")
+_HOST_LABELS = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9\-]{1,63})*$")
 _MANGLED = re.compile(r"^_{1,2}Z(?:T[hvVIS]|[NLS]|\d)")  # an Itanium C++ symbol: _ZThn16_NSt3__1…, _ZTv0_n24_…
 _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
 _URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
@@ -91,8 +95,12 @@ def _known_generic(value: str) -> bool:
         or "_ZN" in value or _MANGLED.match(value) or words_by_humps(value) or _ascending(value)
 
 
-def known_safe(kind: str, value: str, after: str) -> bool:
-    """Is the ``value`` a finding of ``kind`` covers (followed by ``after``) a known-safe shape?"""
+def known_safe(kind: str, value: str, after: str, before: str = "") -> bool:
+    """Is the ``value`` a finding of ``kind`` covers (between ``before`` and ``after``) a known-safe shape?"""
+    if version_like(value):
+        return True  # "jsonwebtoken": "^9.0.2", curl 7.88.1-10+deb12u14: a version
+    if _HOST_LABELS.match(value) and _AT_USER.search(before) and _AFTER_HOST.match(after):
+        return True  # root@iZ2zeao9u22qw8abfjd8bwZ:~/app# ls: a host in a prompt or an ssh/scp target
     # A quoted camelCase word is a string literal; a quoted member access is a bound expression in a template
     # (:password="auth.password", [token]="session.token"). A URL's password is text: only an expansion names it.
     literal = after[:1] in ("'", '"', "`") and "." not in value or kind == "url_password"

@@ -183,6 +183,16 @@ def code_reference(value: str, after: str = "", quoted: bool = False) -> bool:
     return bool(camel) and name_like(v) and (words_by_humps(v) or bool(_SECRET_HUMP.search(v)))
 
 
+# A version or a version range: 9.0.2, ^5.0.0, >=1.2.3, v2.1.0-rc.1, a Debian one (7.88.1-10+deb12u14,
+# 1:2.3-4ubuntu0.1, 2.5~bpo11+1). Lowercase tails only: a release name, never a password's mixed case.
+_VERSION = re.compile(r"(?:[~^<>=v]{0,2}|\d{1,3}:)\d+(?:\.\d+)+(?:[-+~][a-z0-9]+(?:\.[a-z0-9]+)*)*")
+
+
+def version_like(value: str) -> bool:
+    """Is ``value`` a version or a version range (a known-safe shape wherever it stands)?"""
+    return _VERSION.fullmatch(value) is not None
+
+
 def credential_like(value: str, strong: bool = False) -> bool:
     """Could ``value`` be a password or key (not a word, path, file, email, call)?"""
     v = value
