@@ -4,7 +4,8 @@
 
 Wall-clock hook times swing with the load of this shared 2-core machine; CPU time (user+sys of the shim
 and the Python it starts, min and median of --runs) moves much less, and callgrind's instruction count
-(one run under valgrind, shim and Python together, the detached worker left out) not at all, so a change
+(one run under valgrind, shim and Python together; the detached worker, and the child a capture hook forks
+after its answer, left out: the client waits for neither) not at all, so a change
 on a hook's path can be judged at any hour. The lead's wall-clock figure is bench_client_hooks.py.
 
 The hook runs as Claude Code runs it: ``hooks/memdown-hook EVENT`` with a scratch CLAUDE_PLUGIN_DATA whose
@@ -102,11 +103,15 @@ def instructions(args: list[str], stdin: bytes, env: dict[str, str], cwd: Path, 
     subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes", "--trace-children-skip-by-arg=worker",
                     f"--callgrind-out-file={out}/cg.%p", str(SHIM), *args], input=stdin, capture_output=True,
                    env=env, cwd=cwd, check=False)
-    total = 0
-    for name in glob.glob(str(out / "cg.*")):
+    by_command: dict[str, int] = {}
+    for name in sorted(glob.glob(str(out / "cg.*")), key=lambda n: int(n.rsplit(".", 1)[1])):
         with open(name) as handle:
-            total += next((int(line.split()[1]) for line in handle if line.startswith(("summary:", "totals:"))), 0)
-    return total
+            head = [line.rstrip("\n") for line in handle if line.startswith(("cmd:", "summary:", "totals:"))]
+        command = next((line for line in head if line.startswith("cmd:")), name)
+        if command in by_command:  # a child the hook forked after its answer: it carries the parent's counts
+            continue               # up to the fork, and the client does not wait for it
+        by_command[command] = next((int(line.split()[1]) for line in head if not line.startswith("cmd:")), 0)
+    return sum(by_command.values())
 
 
 def main() -> None:
