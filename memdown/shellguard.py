@@ -184,12 +184,14 @@ def _edited_paths(tool: str, tool_input: dict[str, Any], cwd: str) -> list[str]:
 
 
 def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],  # long: one pass over the guards
-          root: str | Callable[[], str], cwd: str = "") -> tuple[str, str] | None:
+          root: str | Callable[[], str], cwd: str = "",
+          live: Callable[[dict[str, Any]], bool] | None = None) -> tuple[str, str] | None:
     """(decision, reason) for the first guard this call breaks (a deny before an ask), or None.
 
     ``root`` (the session's memory root, real path) may be a function: it is then called only when a
     project's guard matches, so the usual call (nothing matches) never looks for the project.
     ``cwd`` is the session's working folder (where a Bash command's relative paths point).
+    ``live(guard)``, asked only of a guard this call breaks, says whether its rule still stands.
     """
     found: list[tuple[str, str]] = []
     seen_views = None
@@ -222,6 +224,8 @@ def check(guards: list[dict[str, Any]], tool: str, tool_input: dict[str, Any],  
             root = root() if callable(root) else root
             if not applies(guard, root):
                 continue
+        if live is not None and not live(guard):
+            continue
         found.append((guard.get("decision") == "ask" and "ask" or "deny", reason(guard, suggestion)))
     found.sort(key=lambda hit: hit[0] != "deny")
     return found[0] if found else None
@@ -350,3 +354,39 @@ def _parsed(span: str) -> list:
         return shellparse.parse(span)
     except Exception:  # noqa: BLE001 - not a command
         return []
+
+
+
+def still_written(guard: dict[str, Any]) -> bool:
+    """Is the rule this guard was compiled from still in an instruction file it was written to, as approved?
+
+    A guard stands for a rule a person approved into a CLAUDE.md (or another instruction file): the person who
+    deletes that line by hand, or rewrites it, took the rule back, and the guard goes with it (deleted by a
+    person means deleted everywhere). Read only when the guard would stop a call. The rule's line is found by
+    its marker (``promote.marker``: learning id and token) in the files ``promote`` wrote (``files``) and must
+    say the guard's rule. A guard that names no files (compiled before they were recorded) stands, and so
+    does one whose file exists but cannot be read (the person's approval stands)."""
+    files = [f for f in guard.get("files") or () if isinstance(f, str) and f]
+    if not files:
+        return True
+    from pathlib import Path
+
+    from . import fsutil
+    from .fence import clean
+
+    learning_id, token = str(guard.get("id") or ""), str(guard.get("token") or "")
+    tag = f"<!-- memdown:{learning_id} #{token} -->" if token else f"<!-- memdown:{learning_id} -->"
+    rule = " ".join(str(guard.get("rule") or "").split())
+    for name in files:
+        try:
+            text = fsutil.read_text(Path(name), errors="replace")
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+        for line in text.splitlines():
+            if tag in line:
+                said = line.split(tag, 1)[0].strip().lstrip("-*+").strip()
+                if " ".join(clean(said).split()) == rule:
+                    return True
+    return False

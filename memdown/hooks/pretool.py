@@ -67,10 +67,24 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     if not guards:
         return None
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
-    hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload), cwd)
+    hit = shellguard.check(guards, tool, tool_input, root if root is not None else _root_finder(payload), cwd,
+                           _rule_stands(payload))
     if hit is None:
         return None
     return HookOutput("PreToolUse", permission="deny" if client == "codex" else hit[0], permission_reason=hit[1])
+
+
+def _rule_stands(payload: dict[str, Any]):
+    """``shellguard.check``'s ``live``: a guard whose rule a person deleted or rewrote stops nothing (logged)."""
+    def live(guard: dict[str, Any]) -> bool:
+        from ..shellguard import still_written
+
+        if still_written(guard):
+            return True
+        _log(payload, f"guard {guard.get('id')}: its rule is no longer in an instruction file as approved "
+                      "(taken back by a person); not applied")
+        return False
+    return live
 
 
 _PATCH_FILE = "*** "  # "*** Update File: path" lines of Codex's apply_patch format

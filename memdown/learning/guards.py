@@ -221,8 +221,9 @@ def _lock() -> Path:
     return guards_home() / ".guards.lock"
 
 
-def add(root: Path | None, learning_id: str, token: str, rule: str) -> dict | None:
-    """Compile ``rule`` (just approved on this machine) into a guard; ``root`` None means everywhere."""
+def add(root: Path | None, learning_id: str, token: str, rule: str, files: list[str] | None = None) -> dict | None:
+    """Compile ``rule`` (just approved on this machine) into a guard; ``root`` None means everywhere. ``files``:
+    the instruction files the rule was written to (``still_written`` looks for it there)."""
     from ..fence import clean
 
     rule = " ".join(clean(rule).split())  # the text shown back (hook reasons, `reflect guards`): no hidden characters
@@ -231,6 +232,8 @@ def add(root: Path | None, learning_id: str, token: str, rule: str) -> dict | No
         return None
     guard = {"id": learning_id, "token": token, "root": os.path.realpath(root) if root is not None else "",
              "rule": rule, "approved": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"), **spec}
+    if files:
+        guard["files"] = [os.path.abspath(f) for f in files]
     with file_lock(_lock(), timeout=30):
         kept = [g for g in _read() if not (g.get("id") == learning_id and g.get("token") == token
                                            and g.get("root") == guard["root"])]
@@ -261,3 +264,4 @@ def listed(root: Path | None = None) -> list[dict]:
     """Every guard on this machine, or those that apply under ``root``."""
     where = os.path.realpath(root) if root is not None else None
     return [g for g in _read() if where is None or shellguard.applies(g, where)]
+

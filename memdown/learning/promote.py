@@ -347,7 +347,8 @@ def finish_rule(root: Path, item, target: str, day: str) -> dict:
             result["skipped"] = skipped
         from . import guards
 
-        guard = guards.add(None if target == "global" else root, item.id, token_of(item), item.text)
+        guard = guards.add(None if target == "global" else root, item.id, token_of(item), item.text,
+                           files=[p for p in [result.get("path"), *result.get("also", [])] if p])
         if guard is not None:
             result["guard"] = guard["decision"]
             result["guard_checks"] = guards.describe(guard)
