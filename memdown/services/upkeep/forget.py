@@ -21,7 +21,7 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ... import fsutil, paths
 from ...errors import NotFoundError, UsageError
@@ -189,20 +189,26 @@ def _signals_to_drop(root: Path, plan: ForgetPlan) -> list[tuple[Path, str]]:
     turns, sessions, phrases = set(plan.turns), plan.sessions, {p.casefold() for p in plan.phrases()}
     restating = restated.drawing_on(root, turns, sessions)
     found = []
+    for path, lines, sig in signal_blocks(root):
+        anchor = parse_anchor("\n".join(lines[sig.start:sig.end]))
+        if (anchor and (anchor.turn in turns or anchor.session in sessions)) or sig.id in restating or any(
+                p in _judged_text(sig, lines).casefold() for p in phrases):
+            found.append((path, sig.id))
+        elif anchor and anchor.turn in plan.followers:
+            found.append((path, "context:" + sig.id))
+    return found
+
+
+def signal_blocks(root: Path) -> Iterator[tuple[Path, list[str], Any]]:
+    """(file, its lines, one signal entry) for every signal of every signals file; an unreadable file is
+    skipped here as ``forget`` always did (its signals cannot be read, so none is listed to drop)."""
     for path in paths.signal_files(root):
         try:
             lines = fsutil.read_text(path, errors="replace").split("\n")
         except OSError:
             continue
         for sig in read_id_entries(path, SIGNAL_LEVEL):
-            block = "\n".join(lines[sig.start:sig.end])
-            anchor = parse_anchor(block)
-            if (anchor and (anchor.turn in turns or anchor.session in sessions)) or sig.id in restating or any(
-                    p in _judged_text(sig, lines).casefold() for p in phrases):
-                found.append((path, sig.id))
-            elif anchor and anchor.turn in plan.followers:
-                found.append((path, "context:" + sig.id))
-    return found
+            yield path, lines, sig
 
 
 def _judged_text(sig, lines: list[str]) -> str:

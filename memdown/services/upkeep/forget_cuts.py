@@ -82,27 +82,22 @@ def find_cuts(root: Path) -> Cuts:
 def _signals_quoting(root: Path, cuts: Cuts) -> list[tuple[Path, str]]:
     """(signal file, id) of the signals to drop, ``context:`` + id for those losing only their lines about
     the turn before (``forget._drop_signals`` takes both)."""
-    from .forget import CONTEXT_PREFIXES, SIGNAL_LEVEL, _judged_text
+    from .forget import CONTEXT_PREFIXES, _judged_text, signal_blocks
 
     by_session: dict[str, list[str]] = {}
     for turn, runs in cuts.runs.items():
         by_session.setdefault(cuts.sessions[turn], []).extend(runs)
     long, found = cuts.long(), []
-    for path in paths.signal_files(root):
-        try:
-            lines = fsutil.read_text(path, errors="replace").split("\n")
-        except OSError:
-            continue
-        for sig in read_id_entries(path, SIGNAL_LEVEL):
-            anchor = parse_anchor("\n".join(lines[sig.start:sig.end]))
-            judged = _judged_text(sig, lines).split("\n")
-            own = fold("\n".join(ln for ln in judged if not ln.startswith(CONTEXT_PREFIXES)))
-            context = fold("\n".join(ln for ln in judged if ln.startswith(CONTEXT_PREFIXES)))
-            turn, session = (anchor.turn, anchor.session) if anchor else ("", "")
-            if _holds(own, long | set(cuts.runs.get(turn, ()))):
-                found.append((path, sig.id))
-            elif _holds(context, long | set(by_session.get(session, ()))):
-                found.append((path, "context:" + sig.id))
+    for path, lines, sig in signal_blocks(root):
+        anchor = parse_anchor("\n".join(lines[sig.start:sig.end]))
+        judged = _judged_text(sig, lines).split("\n")
+        own = fold("\n".join(ln for ln in judged if not ln.startswith(CONTEXT_PREFIXES)))
+        context = fold("\n".join(ln for ln in judged if ln.startswith(CONTEXT_PREFIXES)))
+        turn, session = (anchor.turn, anchor.session) if anchor else ("", "")
+        if _holds(own, long | set(cuts.runs.get(turn, ()))):
+            found.append((path, sig.id))
+        elif _holds(context, long | set(by_session.get(session, ()))):
+            found.append((path, "context:" + sig.id))
     return found
 
 
