@@ -158,14 +158,34 @@ def test_a_bare_command_and_a_long_recipe_are_held_with_their_reasons():
 def test_a_correction_the_user_repeated_is_proposed_however_it_is_worded(memory_root):
     """Session 9: "Nie wywołuj xcodebuild." and "Nie wywoluj xcodebuild." (two prompts, one accent apart) were
     two groups held as "a correction of one step, not worded as a rule"; said again, it is one candidate."""
-    add(memory_root, "correction", "Nie wywołuj xcodebuild.", "s1")
+    add(memory_root, "correction", "Xcodebuild tylko przez Makefile.", "s1")   # "only through the Makefile"
     add(memory_root, "correction", "Non funziona.", "s1")
     result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
     assert result.candidates == [] and result.held_reasons == {"a correction of one step, not worded as a rule": 2}
-    add(memory_root, "correction", "Nie wywoluj xcodebuild.", "s2")
+    add(memory_root, "correction", "Xcodebuild tylko przez Makefile!", "s2")
     add(memory_root, "correction", "Non funziona.", "s2")       # a report said twice is still no rule
     result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
-    assert [(c.text, len(c.signal_ids)) for c in result.candidates] == [("Nie wywołuj xcodebuild.", 2)]
+    assert [(c.text, len(c.signal_ids)) for c in result.candidates] == [("Xcodebuild tylko przez Makefile.", 2)]
+
+
+@pytest.mark.parametrize("rule", ["Nie wywołuj xcodebuild.", "Не трогай файл конфигурации.", "Não faça commit sem testes.",
+                                  "Non usare npm in questo progetto.", "Ne touche pas au fichier de config.",
+                                  "Đừng sửa file cấu hình.", "설정 파일은 수정하지 마.", "設定ファイルは変更しないでください。",
+                                  "No uses npm en este proyecto.", "لا تستخدم npm في هذا المشروع."])
+def test_a_correction_worded_as_a_prohibition_in_any_language_is_proposed(memory_root, rule):
+    """Session 10: "don't…" was a rule only in English and Chinese (``candidates._DIRECTIVE``); the negative
+    imperative of every language of the collection is one (``reaction.prohibition``), said once."""
+    add(memory_root, "correction", rule, "s1")
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert [c.text for c in result.candidates] == [rule]
+
+
+@pytest.mark.parametrize("report", ["Nie działa ten przycisk.", "Не работает кнопка сохранения.", "Não funciona o botão salvar.",
+                                    "Non funziona il pulsante salva.", "No funciona el botón guardar."])
+def test_a_report_that_opens_with_not_is_no_prohibition(memory_root, report):
+    add(memory_root, "correction", report, "s1")
+    result = review.analyze(memory_root, persist=False, now=NOW, config=load_config(memory_root))
+    assert result.candidates == [] and result.held_reasons == {"a correction of one step, not worded as a rule": 1}
 
 
 def test_one_changed_word_or_a_flipped_polarity_is_not_said_again():

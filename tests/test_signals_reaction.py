@@ -103,3 +103,31 @@ def test_a_standing_instruction_said_once_reaches_the_queue_as_written(memory_ro
     mine_session(memory_root, tb.write(tmp_path / "zh.jsonl"), "zh", config=load_config(memory_root))
     found = review.analyze(memory_root, persist=False, config=load_config(memory_root))
     assert [(c.type, c.text) for c in found.candidates] == [("convention", "我需要你在编程中面对任何询问选择时候，永远都选1.")]
+
+
+@pytest.mark.parametrize("prompt", [
+    "não faça commit sem me perguntar", "ne touche pas au fichier de config", "не делай бэкап", "nie rób tego w ten sposób",
+    "non fare il push su main", "đừng sửa file này", "그 파일은 수정하지 마", "そのファイルは変更しないでください",
+    "no hagas commit todavía", "لا تستخدم npm", "Keine Emojis verwenden", "не надо трогать конфиг", "non toccarlo più",
+])
+def test_a_prohibition_after_the_agent_acted_is_a_correction_in_every_language(prompt):
+    """Session 10: the negative imperative of each language of the collection, not only "don't" / 不要 (a prompt that
+    opens with a refusal word, "não …", "non …", was one already, as a refusal)."""
+    from memdown.signals.reaction import prohibition
+
+    assert prohibition(prompt) == prompt
+    assert kinds(prompt) in ([("correction", "x.correction.prohibition")], [("correction", "x.correction.refusal")],
+                             [("correction", "x.correction.undo")])
+    assert kinds(prompt, SILENT) == []
+
+
+@pytest.mark.parametrize("prompt", [
+    "Não funciona o botão", "não aparece nada", "Non funziona più", "Не работает сохранение", "Nie działa ten przycisk",
+    "No funciona el botón", "не пришли данные", "分からないです", "i don't see the status line", "No changes to the API yet",
+    "n'oublie pas d'ignorer les CRLF", "nie zapomnij o testach", "你主动问我要不要保存", "别的文件也要改一下",
+    "不要，现在读全局定义的claude.md",   # a bare "No," before a new task
+])
+def test_a_report_or_a_reminder_is_no_prohibition(prompt):
+    from memdown.signals.reaction import prohibition
+
+    assert prohibition(prompt) == ""

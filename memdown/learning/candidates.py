@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..signals.detect import scope_of
+from ..signals.reaction import prohibition
 from .approvable import fix_discards, not_a_rule, said_again
 from ..signals.store import Signal
 from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
@@ -81,7 +82,9 @@ def rule_text(sig: Signal) -> str:
         if match and len(text[match.end():].split()) >= 3:
             text = text[match.end():]
         text = _SAVE_LEAD.sub("", text, count=1)
-    text = _LEAD.sub("", text).strip(" ,;:-")
+    stripped = _LEAD.sub("", text).strip(" ,;:-")
+    # "no" is a filler in "No, use pnpm" and the negation in Spanish "No uses npm": never strip a prohibition's own
+    text = text if prohibition(text) and not prohibition(stripped) else stripped
     if not text:
         text = one_line(sig.text)
     text = text[0].upper() + text[1:] if text else text
@@ -261,7 +264,7 @@ def proposable_rule(kind_of_signal: str, text: str) -> bool:
     """A rule candidate worth a person's review: actionable, and a correction worded as a rule."""
     if not actionable(text) or not_a_rule(text):
         return False
-    return kind_of_signal != "correction" or bool(_DIRECTIVE.search(text))
+    return kind_of_signal != "correction" or bool(_DIRECTIVE.search(text)) or bool(prohibition(text))
 
 
 def actionable(text: str) -> bool:

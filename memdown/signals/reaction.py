@@ -8,8 +8,9 @@ of their own:
 * a **reaction to what the agent just did**: only after a turn in which the agent acted or answered (the
   transcript's previous turn: its tool calls and its words), a prompt that opens with a refusal ("no, …",
   "non", "нет", "아니", "いや"), asks why the agent did it ("why did you…", "为什么你…", "pourquoi tu…"),
-  asks to undo or not touch it ("revert", "改回", "戻して", "откати", "não mexa"), or says it was not what
-  was asked ("I meant…", "我是说…", "это не то"). A "no, still failing" report is not one (a bug report).
+  asks to undo or not touch it ("revert", "改回", "戻して", "откати", "não mexa"), says it was not what
+  was asked ("I meant…", "我是说…", "это не то"), or forbids something (``prohibition``: the negative
+  imperative of each language, "não faça", "не делай", "nie rób", "non fare", "đừng", "しないで", "لا تفعل"). A "no, still failing" report is not one (a bug report).
 
 Word lists written from general knowledge of the languages, tuned on the dev data only (the v3 dev half and
 the v2 collection); ``bench/signals/evaluate_v3.py`` scores them on the test half. Standard library only.
@@ -80,6 +81,63 @@ _CLAUSE_END = re.compile(r"(?<=[。！？；\n])|(?<=[.!?;])\s+|\s+[-–—]\s+"
 _ASKS = re.compile(r"[?？]|[吗嗎呢](?:\W|$)|か(?:\W|$)")
 CLAUSE_CHARS = (8, 200)
 
+# A prohibition: the negative imperative, the grammar every language has for "don't do X" (issue 30: "não faça",
+# "ne touche pas", "не делай", "nie rób", "non fare", "đừng", "하지 마", "しないで", "no hagas", "لا تفعل"; English "don't"
+# and "never" are the phrase tables' and ``candidates._DIRECTIVE``'s, where "I don't see it" is told apart). Negation is a
+# closed class in each language and the prohibitive is its grammar, so this is one shape per language, never a
+# list of verbs: the negation that opens a clause followed by the imperative (or infinitive, subjunctive)
+# form's ending, or the prohibitive particle or suffix where a language has one. Where the prohibitive and a
+# report share a form ("não aparece" / "não altere", "لا تعمل"), only the forms a report cannot take are read:
+# "Non funziona", "Не работает", "Nie działa", "No funciona", "Não funciona" and "分からないです" are reports.
+_OPENER = r"^(?:(?:please|pls|por favor|per favore|s'il te plaît|proszę|пожалуйста|bitte|làm ơn|e|et|y|и|а|но|ma|mas|pero|mais)\W+)?"
+_PROHIBITIVE = re.compile(
+    _OPENER + r"(?:"
+    r"(?:ne\s+|n')(?:\S+\s+){0,3}?(?:pas|jamais|plus|rien)(?!\w)|ne\s+(?:pas|jamais|plus)\s+\w"  # fr: no subject
+    r"|non\s+(?:(?:lo|la|li|le|ne|mi|ti|ci)\s+)?\w+(?:[aei]re|[aei]r(?:l[oaie]|ne))(?!\w)"    # it: non fare, non toccarlo
+    r"|n[ãa]o\s+(?:(?:me|te|o|a|os|as|se|lhe)\s+)?\w{2,}(?:ça|que|gue|nha|ie|ize|ione|ere)(?!\w)"  # pt: não faça, não altere
+    r"|(?:никогда\s+)?не\s+\w{2,}(?:[ая]й|ей|уй|ой|йте|(?<!л)и|ите|ь|ьте)(?!\w)"              # ru: не делай, не пиши
+    r"|(?:никогда\s+)?не\s+(?:надо|нужно|стоит)\s+\w+(?:ть|ти|чь)(?:ся)?(?!\w)"            # ru: не надо трогать
+    r"|(?:nigdy\s+)?nie\s+\w+(?:aj|ej|uj|ij|yj|jcie|cie|ób|ać|ić|eć|yć|uć)(?!\w)"           # pl: nie rób, nie zmieniaj
+    r"|(?:nicht|keine?[nrms]?)\s+(?:\S+\s+){0,4}?\w{2,}en\W*$"                              # de: keine Emojis verwenden
+    r"|không được\s+\w"                                                                   # vi
+    r"|(?:من فضلك\s+)?لا\s+ت\w{2,}|(?:يجب|ينبغي)\s+(?:ألا|عدم)"                             # ar: لا تستخدم
+    r")|(?<!\w)(?:đừng|chớ)\s+\w|(?<!\w)cấm\s+\w"                                           # vi particles, anywhere
+    r"|지\s?(?:마|말)|금지"                                                                  # ko: 하지 마, 쓰지 말고
+    r"|ないで(?!す)|ないこと|ないように|するな(?:\W|$)|禁止"                                      # ja (ないです: a statement)
+    r"|(?<![要需])不要(?!紧|緊)|不许|不許|不准|切勿|千万别|千萬別|(?<![特区區分识識类類级級告个個差])[别別](?![人的处處])",        # zh
+    re.IGNORECASE)
+# Spanish "no hagas eso", "no uses npm" (the second person's subjunctive), never an English "no changes to the API":
+# an object follows, and no English function word is in the clause.
+_ES_PROHIBITIVE = re.compile(_OPENER + r"no\s+(?:(?:me|te|lo|la|los|las|le|les|se|nos)\s+)?\w{2,}(?:es|as)\s+\w", re.I)
+_ENGLISH = re.compile(r"(?i)(?<!\w)(?:the|to|is|are|was|of|for|in|on|this|that|with|yet|any|more|and|or|at)(?!\w)")
+
+
+# "Don't forget to …" in any language is a reminder for the task at hand, not a prohibition.
+_FORGET = re.compile(r"(?i)oubli|esque[cç]|dimentic|забу|zapom|olvid|quên|잊|忘")
+
+
+def _forbids(clause: str) -> bool:
+    """The clause forbids something: it has the shape and is more than the bare word ("不要，现在读…" opens with "No,")."""
+    clause = clause.strip(" \t.!。！").lower()
+    if len(clause) < 3 or _FORGET.search(clause):
+        return False
+    return bool(_PROHIBITIVE.search(clause)) or bool(_ES_PROHIBITIVE.search(clause)) and not _ENGLISH.search(clause)
+
+
+def prohibition(text: str) -> str:
+    """The first clause of ``text`` that forbids something in any language of the collection ('' for none):
+    it opens with the negative imperative (``_PROHIBITIVE``) or holds a prohibitive particle, asks nothing,
+    and is one rule long. The user's own words."""
+    if len(text) > MAX_CHARS:
+        return ""
+    for sentence in _CLAUSE_END.split(text):
+        sentence = " ".join(sentence.split())
+        if not 4 <= len(sentence) <= CLAUSE_CHARS[1] or _ASKS.search(sentence):
+            continue
+        if any(_forbids(clause) for clause in _COMMA.split(sentence)):
+            return sentence
+    return ""
+
 HEAD = 300            # a reaction is said first; a long prompt's later sentences are a new task
 MAX_CHARS = 1200      # longer prompts are specs or pastes
 
@@ -113,7 +171,7 @@ def standing_clause(text: str) -> str:
 
 
 def reaction(text: str, *, agent_acted: bool) -> str:
-    """Which reaction to the agent's last turn ``text`` opens with ('' for none): refusal, why, undo, not-asked.
+    """Which reaction to the agent's last turn ``text`` opens with ('' for none): refusal, why, undo, not-asked, prohibition.
     Only after a turn in which the agent acted or answered (``agent_acted``)."""
     if not agent_acted or len(text) > MAX_CHARS:
         return ""
@@ -123,4 +181,4 @@ def reaction(text: str, *, agent_acted: bool) -> str:
     for name, pattern in (("why", _WHY_YOU), ("undo", _UNDO), ("not-asked", _NOT_ASKED)):
         if pattern.search(head):
             return name
-    return ""
+    return "prohibition" if prohibition(head) else ""
