@@ -81,13 +81,14 @@ def test_a_short_rule_of_two_sentences_is_still_a_rule(text):
 
 @pytest.mark.parametrize("text", ["DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "don't commit yet",
                                   "sem código por enquanto", "先别提交", "pas encore de tests, on discute d'abord",
-                                  "とりあえず削除しないで"])
+                                  "とりあえず削除しないで", "然后也帮我看看那个autonomy，那个应该是没用的",
+                                  "help me check why the login fails, it should be the cookie", "помоги найти этот баг"])
 def test_an_order_for_the_task_at_hand(text):
     assert order_for_now(text)
 
 
 @pytest.mark.parametrize("text", ["never commit yet-unreviewed migrations", "以后先跑测试再提交", "don't use npm",
-                                  "Always plan only, never execute without asking"])
+                                  "Always plan only, never execute without asking", "以后都帮我用中文回答"])
 def test_a_standing_rule_is_no_order_for_now(text):
     assert not order_for_now(text)
 

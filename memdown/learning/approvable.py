@@ -16,7 +16,8 @@ Session 8 (``hold_reason``: every group kept off the queue gets a reason, counte
 * An edit streak is an observation about one file, not a rule, however many sessions saw it.
 * "remember to add a transition effect…" is a to-do for this task, not something to keep.
 * An order for the task at hand, said once: "DO NOT EXECUTE ANY TASKS. PLAN AND DEFINE ONLY.", "no code yet",
-  "先别提交" — a time or task scope (yet, for now, this time, plan only, 先, 暂时…) and no standing word
+  "先别提交", "帮我看看那个autonomy" — a time or task scope (yet, for now, this time, plan only, 先, 暂时…) or a request
+  for help with the work ("help me", 帮我, помоги, 도와줘…) and no standing word
   (always, never, from now on, 以后, 每次, 不再…). Restated in other prompts or sessions, it is a preference.
 """
 from __future__ import annotations
@@ -73,7 +74,9 @@ _FOR_NOW = re.compile(
     r"(?i)\b(?:yet|for now|right now|for the moment|this time|at this point|today|tonight|until|any tasks?|"
     r"(?:plan|define|read|analy[sz]e|discuss) only|only (?:plan|define|read|analy[sz]e|discuss)|"
     r"pour (?:l'instant|le moment)|pas encore|ainda|por (?:enquanto|ahora|agora)|todav[ií]a|per ora|ancora|"
-    r"jeszcze|na razie|пока|ещё|chưa|tạm thời)\b|先(?!前)|暂时|暫時|这次|這次|目前|今は|とりあえず|まず|일단|우선|아직")
+    r"jeszcze|na razie|пока|ещё|chưa|tạm thời|help me|aide-moi|ajude-me|me ajuda|ayúdame|помоги|pomóż|aiutami|giúp tôi)\b|"
+    r"先(?!前)|暂时|暫時|这次|這次|目前|今は|とりあえず|まず|일단|우선|아직|[帮幫]我|[帮幫]忙|도와|手伝って")
+# "help me …", "帮我看看…": a request for work on the task at hand, whatever else the sentence says ("…那个应该是没用的")
 _STANDING = re.compile(
     r"(?i)\b(?:always|never|every ?time|each time|whenever|from now on|going forward|anymore|again|by default|"
     r"in (?:this|our|the) (?:repo|repository|project|codebase)|toujours|jamais|désormais|siempre|nunca|sempre|"
