@@ -111,7 +111,7 @@ def command_views(command: str) -> list[tuple[tuple[str, ...], list[str]]]:
 def _bash_hit(guard: dict[str, Any], seen_views: list[tuple[tuple[str, ...], list[str]]]) -> str | None:
     """The suggested command when the line does what the guard forbids, '' without one; None: no hit."""
     from . import shellcmd  # here: a session without guards never loads the parser
-    from shlex import join
+    from .shellparse import join  # shlex.join without shlex (it imports re)
     for chain, seen in seen_views:
         for rule in guard.get("forbid") or ():
             pattern = rule.get("argv") or []
@@ -369,9 +369,7 @@ def still_written(guard: dict[str, Any]) -> bool:
     files = [f for f in guard.get("files") or () if isinstance(f, str) and f]
     if not files:
         return True
-    from pathlib import Path
-
-    from . import fsutil
+    from . import fsutil  # with a string path: pathlib stays out of the guard hook
     from .fence import clean
 
     learning_id, token = str(guard.get("id") or ""), str(guard.get("token") or "")
@@ -379,7 +377,7 @@ def still_written(guard: dict[str, Any]) -> bool:
     rule = " ".join(str(guard.get("rule") or "").split())
     for name in files:
         try:
-            text = fsutil.read_text(Path(name), errors="replace")
+            text = fsutil.read_text(name, errors="replace")
         except FileNotFoundError:
             continue
         except OSError:

@@ -334,3 +334,22 @@ def _close(words: list[Word], redirects: list[tuple[str, Word]], depth: int, fou
 def simple_commands(text: str) -> list[list[str]]:
     """Each simple command's words (values), substitutions included."""
     return [c.argv for c in parse(text) if c.words]
+
+
+# shlex.quote's safe characters (``[\w@%+=:,./-]`` under re.ASCII), without importing shlex (and so re and enum:
+# ~25 M instructions on the PreToolUse hook that stops a call and shows the command to run instead).
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def quote(word: str) -> str:
+    """``shlex.quote``: the word as one shell word (tests/test_shellparse.py compares the two)."""
+    if not word:
+        return "''"
+    if _SAFE.issuperset(word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def join(words: list[str]) -> str:
+    """``shlex.join``: the words as a command line that the shell splits back into them."""
+    return " ".join(quote(word) for word in words)

@@ -359,3 +359,18 @@ def test_the_lexer_moves_on_at_a_process_substitution(command: str) -> None:
     from memdown.shellparse import tokens
 
     assert len(list(itertools.islice(tokens(command), 50))) < 10
+
+
+@pytest.mark.parametrize("words", [
+    [], [""], ["pnpm", "install"], ["a b", "it's", "$HOME", "x;y", "`id`", "naïve", "a\nb", "-rf", "@scope/pkg@1.2"],
+    ["%+=:,./-_", "*", "?", "~", "!", "#", "{a,b}", "'", '"', "\\", "\t", "é", "ß", "𝔘", "x\x00y", "K"],
+    [chr(c) for c in range(0, 0x250)],
+])
+def test_the_suggested_command_is_quoted_as_shlex_quotes_it(words: list[str]):
+    """``shellparse.join`` is ``shlex.join`` without importing shlex (and re) on the guard hook's path."""
+    import shlex
+
+    from memdown.shellparse import join, quote
+
+    assert join(words) == shlex.join(words)
+    assert [quote(word) for word in words] == [shlex.quote(word) for word in words]

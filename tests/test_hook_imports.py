@@ -99,9 +99,11 @@ ALLOWED: dict[str, dict[str, object]] = {
                                                                                "memdown.shellparse"]},
     "PreToolUse-Skill": {"stdlib": _START | {"__future__", "_json"}, "memdown": _PRETOOL + [
         "memdown.fence", "memdown.controls", "memdown.lazyre", "memdown.hooks.skillorigin", "memdown.wirejson"]},
-    "PreToolUse-Bash-guarded": {"stdlib": _START | _RE | {"_json", "shlex", "io"}, "memdown": _PRETOOL + [
+    # The parser is memdown's own (shellparse: no shlex, so no re or enum), the suggested command is quoted by it
+    # too (shellparse.join), and a stop reads the rule's instruction file (shellguard.still_written) as a string path.
+    "PreToolUse-Bash-guarded": {"stdlib": _START | {"__future__", "_json"}, "memdown": _PRETOOL + [
         "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse", "memdown.wirejson"]},
-    "PreToolUse-Bash-stopped": {"stdlib": _START | _RE | {"_json", "shlex", "io", "errno", "fcntl"}, "memdown": [
+    "PreToolUse-Bash-stopped": {"stdlib": _START | {"__future__", "_json", "errno", "fcntl"}, "memdown": [
         *_PRETOOL, *_BARE_SKELETON, "memdown.shellguard", "memdown.shellcmd", "memdown.shellparse", "memdown.fence"]},
 }
 
@@ -208,18 +210,21 @@ def test_copilot_and_cursor_hooks_import_what_claude_codes_do_plus_the_wire_adap
     assert _foreign(modules, {**allowed, "memdown": [*allowed["memdown"], *wire]}) == []  # type: ignore[misc]
 
 
-def _npm_guard() -> None:
-    """One approved guard in MEMDOWN_HOME: "Use pnpm, not npm." (stops ``npm``)."""
+def _npm_guard(project: Path) -> None:
+    """One approved guard in MEMDOWN_HOME, as ``reflect promote`` writes it: "Use pnpm, not npm." (stops ``npm``),
+    its rule in the project's CLAUDE.md (a stop reads that file: ``shellguard.still_written``)."""
     home = Path(os.environ["MEMDOWN_HOME"])
     home.mkdir(parents=True, exist_ok=True)
-    guard = {"id": "L1", "root": "", "rule": "Use pnpm, not npm.", "decision": "deny",
-             "forbid": [{"argv": ["npm"], "instead": ["pnpm"]}]}
+    claude_md = project / "CLAUDE.md"
+    claude_md.write_text("# Rules\n\n- Use pnpm, not npm. <!-- memdown:L1 #t1 -->\n")
+    guard = {"id": "L1", "token": "t1", "root": "", "rule": "Use pnpm, not npm.", "decision": "deny",
+             "files": [str(claude_md)], "forbid": [{"argv": ["npm"], "instead": ["pnpm"]}]}
     (home / "guards.json").write_text(json.dumps({"format": 1, "guards": [guard]}))
 
 
 def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_with_memory: Path) -> None:
     """A guard file present and a command it lets pass: the path every Bash call of a guarded user takes."""
-    _npm_guard()
+    _npm_guard(project_with_memory)
     modules = imported_by_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status && ls"}},
                                project_with_memory)
     assert "memdown.shellguard" in modules and "memdown.shellparse" in modules  # the command was parsed against the guard
@@ -228,11 +233,12 @@ def test_the_guard_hook_with_a_guard_file_imports_only_its_allow_list(project_wi
 
 def test_the_guard_hook_stopping_a_command_logs_it_without_pathlib_or_json(project_with_memory: Path) -> None:
     """A command a guard stops: the answer and its line in the project's hook log, through ``pathstr``."""
-    _npm_guard()
+    _npm_guard(project_with_memory)
     modules = imported_by_hook("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "npm install"}},
                                project_with_memory)
     log = project_with_memory / ".memdown" / "logs" / "hooks.log"
     assert "PreToolUse deny" in log.read_text()  # the stop was logged, in the project the payload's cwd names
+    assert "guard L1" in log.read_text() and "Instead run: pnpm install" in log.read_text()  # the rule stood
     assert _foreign(modules, ALLOWED["PreToolUse-Bash-stopped"]) == []
 
 
