@@ -37,11 +37,12 @@ from .decode import find_decoded
 from .general import GENERAL_RULES, data_value, find_url_segments
 from .safe import known_safe
 from .idioms import IDIOM_RULES
-from .listing import KIND as LISTED, find_credential_pairs, find_listing_values
+from .listing import KIND as LISTED, find_credential_file_lines, find_credential_pairs, find_listing_values
 from .multiline import NEXT_LINE_RULES, find_wrapped
 from .names import name_says_secret
 from .patterns import BLOCK_RULES, TOKEN_RULES, Rule, Span
 from .prose import find_prose
+from .sql import KIND as SQL_CLAUSE, find_sql_credentials
 
 __all__ = ["SKIP_MARKER", "MARKER_PREFIX", "marker", "should_skip", "find_secrets", "redact", "redact_lines",
            "redact_structure", "enable_maintained_detectors"]
@@ -94,7 +95,7 @@ def _token_spans(text: str) -> list[Span]:
 
 def _find_raw(text: str) -> list[Span]:
     return [(kind, start, end) for start, _p, end, kind in _scan(text, _RULES)] + find_prose(text) \
-        + find_url_segments(text) + find_listing_values(text) + find_credential_pairs(text)
+        + find_url_segments(text) + find_listing_values(text) + find_credential_pairs(text) + find_credential_file_lines(text) + find_sql_credentials(text)
 
 
 def find_secrets(text: str) -> list[Span]:
@@ -109,7 +110,7 @@ def find_secrets(text: str) -> list[Span]:
         return []
     found = _scan(text, _RULES)
     extra = find_prose(text) + find_url_segments(text) + find_wrapped(text, _token_spans) + find_command_lines(text) \
-        + find_listing_values(text) + find_credential_pairs(text)
+        + find_listing_values(text) + find_credential_pairs(text) + find_credential_file_lines(text) + find_sql_credentials(text)
     extra += find_decoded(text, _find_raw) + find_numbered(text, _find_raw)
     own = len(extra)
     if _use_maintained:
@@ -117,8 +118,8 @@ def find_secrets(text: str) -> list[Span]:
     found += [(start, len(_RULES) - 1 if i < own else len(_RULES), end, kind)
               for i, (kind, start, end) in enumerate(extra)]
     # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
-    # A command's value ("arg") or a config's (LISTED) was judged by its shape and place already.
-    found = [f for f in found if f[1] < _CERTAIN or f[3] in ("arg", LISTED) or
+    # A command's value ("arg"), a config's (LISTED) or a SQL clause's was judged by its shape and place already.
+    found = [f for f in found if f[1] < _CERTAIN or f[3] in ("arg", LISTED, SQL_CLAUSE) or
              not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24], text[max(0, f[0] - 40):f[0]])]
     found.sort()
     maintained_priority = len(_RULES)

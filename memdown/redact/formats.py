@@ -59,8 +59,9 @@ def find_numbered(text: str, finder: Callable[[str], list[Span]]) -> list[Span]:
 
 _DIRECTIVES = frozenset({"masterauth", "requirepass", "masteruser", "psk", "wpa_psk", "auth_pass", "bindpw",
                          "rootpw", "rpcpassword", "smtp_pass", "secret"})
-_DIRECTIVE = LazyPattern(r"^[ \t]*(?P<name>[A-Za-z][\w.\-]{1,40})[ \t]+(?P<value>[^\s#;]{4,200})[ \t]*;?[ \t]*$",
-                         re.M)
+# A value may hold ``#`` (a comment starts at a blank: ``requirepass a#b # the old one``).
+_DIRECTIVE = LazyPattern(
+    r"^[ \t]*(?P<name>[A-Za-z][\w.\-]{1,40})[ \t]+(?P<value>[^\s#;][^\s;]{3,199})[ \t]*;?[ \t]*(?:#[^\n]*)?$", re.M)
 
 
 def _directive(m: re.Match[str], text: str) -> Span | None:
@@ -68,7 +69,10 @@ def _directive(m: re.Match[str], text: str) -> Span | None:
     if name.lower() not in _DIRECTIVES and name_says_secret(name) != "strong":
         return None
     value = m.group("value").strip("\"'")
-    if is_placeholder(value) or not credential_like(value, strong=True):
+    from .listing import config_value_safe  # a directive's value is a literal: masked unless a known-safe shape
+
+    if is_placeholder(value) or not any(c.isdigit() or not c.isalnum() for c in value) or \
+            config_value_safe(value, name, quoted=True):
         return None
     start = m.start("value") + (1 if m.group("value")[0] in "\"'" else 0)
     return ("password", start, start + len(value))

@@ -107,7 +107,7 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
 
 _NAMED = LazyPattern(
     r"""(?:(?<=[\s;&?,{(:|\["'=])|(?<=\s-D)|(?<=^-D)|^)
-    (?P<kq>\\?["']?)(?=[\w.\-@$]{0,81}?(?i:pas|pw|psw|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))
+    (?P<kq>\\?["']?)(?=[\w.\-@$]{0,81}?(?i:pas|pw|psw|psk|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))
     (?P<key>[A-Za-z_@$][A-Za-z0-9_.\-]{0,80})(?P=kq)(?:(?<=["'])\])?
     (?P<pre>[ \t]*)(?P<sep>=>|:=|=|<-|:(?![/:]))(?P<post>[ \t]*)
     (?:\\"(?P<eq>(?:[^"\\\n]|\\[^"\n])*)\\"
@@ -254,9 +254,19 @@ def _slash_at(m: re.Match[str], text: str) -> Span | None:
 
 # --- credential files -------------------------------------------------------------
 
+# A .pgpass line ``host:port:db:user:password``, alone on its line or quoted in a sentence ("I added
+# db:5432:*:report:PW to ~/.pgpass"); a full stop or bracket after it is the sentence's.
 _PGPASS = LazyPattern(
-    r"^[ \t]*(?=[^:\s]*[A-Za-z*])[\w.\-*\[\]]+:(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:(?P<v>(?:\\:|[^\s:])(?:\\:|[^\s:]){2,})[ \t]*$",
+    r"(?:^|(?<=[\s`'\"(]))(?=\*:|[^:\s]*[A-Za-z]|\d{1,3}(?:\.\d{1,3}){3}:)(?:\*|[\w.\-\[\]]+):(?:\d{2,5}|\*):[\w.\-*]+:[\w.\-@*]+:"
+    r"(?P<v>(?:\\:|[^\s:`'\"])(?:\\:|[^\s:`'\"]){2,})(?=[\s`'\"]|$)",
     re.M)
+
+
+def _pgpass(m: re.Match[str], text: str) -> Span | None:
+    value = m.group("v").rstrip(".,;)]")
+    if len(value) < 3 or is_placeholder(value):
+        return None
+    return ("password", m.start("v"), m.start("v") + len(value))
 _CRYPT = LazyPattern(
     r"(?<![\w$])\$(?:1|2[abxy]|5|6|7|y|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?)\$[^\s:'\"]{8,}"
 )
@@ -379,7 +389,7 @@ GENERAL_RULES: list[Rule] = [
     (("-",), _FLAG, _flag),
     (("ldap", "redis-cli", "zip", "7z", "htpasswd", "rabbitmqctl", "net use", "-u"), _POSITIONAL, _positional),
     (("/",), _SLASH_AT, _slash_at),
-    ((":",), _PGPASS, _whole("password")),
+    ((":",), _PGPASS, _pgpass),
     (("$",), _CRYPT, _whole("password_hash")),
     (("_", "-", "."), _PREFIXED, _prefixed),
 ]

@@ -19,7 +19,7 @@ from .patterns import LazyPattern, Rule, Span
 # The lookahead holds every word names.name_says_secret knows, so a pipe-dense line is not judged
 # cell by cell (the handler is Python; the lookahead is not).
 _TABLE = LazyPattern(r"(?:(?<=\|)|(?<=\|[ \t])|(?<=\|[ \t]{2})|(?<=\|[ \t]{3}))(?P<q>`?)"
-                     r"(?=[\w.\-]{0,80}?(?i:pas|pw|psw|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))"
+                     r"(?=[\w.\-]{0,80}?(?i:pas|pw|psw|psk|secret|cred|salt|dsn|key|tok|auth|pat|bearer|cookie|session))"
                      r"(?P<key>[A-Za-z_][\w.\-]{0,80})(?P=q)[ \t]*\|"
                      r"[ \t]*(?P<vq>`?)(?P<v>[^|`\s]{1,400})(?P=vq)[ \t]*(?=\||$)", re.M)
 _DOCKER_ENV = LazyPattern(r"^[ \t]*ENV[ \t]+(?P<key>[A-Za-z_][\w.\-]{0,80})[ \t]+(?P<v>[^\s=][^\n]{0,400}?)[ \t]*$", re.M)

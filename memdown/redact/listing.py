@@ -154,3 +154,46 @@ def _bare_secret(word: str) -> bool:
         return False
     mixed = any(c.isupper() for c in word) and any(c.islower() for c in word) and any(c.isdigit() for c in word)
     return mixed or not safe_piece(word) or not written_by_a_person(word) or any(c in word for c in "!#$%*+=@^&")
+
+
+# --- credential-file records, also when a sentence quotes one ------------------------------------------
+
+# A file that holds credentials by its name: .htpasswd, rsyncd.secrets, chap-secrets, ipsec.secrets, .netrc,
+# .git-credentials, ~/.aws/credentials, a mosquitto passwd file.
+_CRED_FILE = LazyPattern(
+    r"(?i)(?:^|(?<=[\s/~'\"`(]))(?:\.?htpasswd|\.?pgpass|[._]?netrc|[\w.\-]*[.\-]secrets|\.?[\w\-]*credentials|[\w\-]*passwd)(?!\w)")
+# ``user:secret`` on a line that names such a file (htpasswd, rsyncd.secrets, a plain user list).
+_USER_SECRET = LazyPattern(r"(?<![\w.:/@\-~*$\[])(?P<user>[A-Za-z_][\w.\-]{0,63}(?:@[\w\-]+(?:\.[\w\-]+)+)?):(?P<v>[^\s:'\"`]{4,200})")
+# chap-secrets/pap-secrets: ``client server secret addresses`` with ``*`` or an address around the secret.
+_CHAP = LazyPattern(
+    r"""(?:^|(?<=:[ \t]))[ \t]*(?:"[^"\n]{1,64}"|[\w.@\\\-]{1,64})[ \t]+(?:\*|"[^"\n]{1,64}"|[\w.\-]{1,64})[ \t]+"""
+    r"""(?:"(?P<q>[^"\n]{1,200})"|(?P<v>[^\s"]{1,200}))[ \t]+(?:\*|\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?)[ \t]*\r?$""", re.M)
+# ipsec.secrets: ``: PSK "secret"``, ``%any : XAUTH "pw"``, ``user : EAP "pw"``.
+_IPSEC = LazyPattern(r""":[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+(?:"(?P<q>[^"\n]{1,200})"|(?P<v>[^\s"]{1,200}))""")
+_VALUE_END = ".,;)]}>"
+
+
+def find_credential_file_lines(text: str) -> list[Span]:
+    """The secret of a credential file's record, in the file or quoted in a sentence about it: ``user:secret`` on a
+    line that names the file, a chap-secrets line, an ipsec.secrets ``: PSK "…"``; masked unless a known-safe shape."""
+    spans: list[Span] = []
+    low = text.lower()
+    for pattern, needles in ((_CHAP, ("*", ".")), (_IPSEC, ("PSK", "XAUTH", "EAP", "NTLM"))):
+        if any(n in text for n in needles):
+            for m in pattern.finditer(text):
+                group = "q" if m.group("q") is not None else "v"
+                value = m.group(group)
+                if len(value) >= 4 and any(c.isalnum() for c in value) and not config_value_safe(value, "password", group == "q"):
+                    spans.append((KIND, m.start(group), m.end(group)))
+    if ":" not in text or not any(w in low for w in ("htpasswd", "pgpass", "netrc", "secrets", "passwd", "credentials")):
+        return spans
+    pos = 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        if len(line) > MAX_LINE or ":" not in line or not _CRED_FILE.search(line):
+            continue
+        for m in _USER_SECRET.finditer(line):
+            value = m.group("v").rstrip(_VALUE_END)
+            if len(value) >= 4 and not value.startswith(("/", "\\", "[REDACTED")) and not config_value_safe(value, "password"):
+                spans.append((KIND, start + m.start("v"), start + m.start("v") + len(value)))
+    return spans
