@@ -20,7 +20,7 @@ import re
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _STRONG_ENDINGS = ("password", "passwd", "passphrase", "passcode", "secret", "credential", "credentials",
                    "storepass", "keypass", "salt", "pass", "pwd", "pw", "pword", "pswd", "psk")
-_STRONG_PARTS = frozenset(_STRONG_ENDINGS) | {"dsn", "privatekey", "secretkey", "creds", "preshared"}  # psk: pre-shared key
+_STRONG_PARTS = frozenset(_STRONG_ENDINGS) | {"dsn", "privatekey", "secretkey", "creds"}  # psk (an ending): a pre-shared key
 _WEAK_PARTS = frozenset({"key", "token", "auth", "apikey", "authkey", "accesskey", "authtoken", "pat",
                          "bearer", "cookie", "sessionid", "authorization"})
 _WEAK_ENDINGS = ("key", "token", "apikey", "authkey", "authtoken")
