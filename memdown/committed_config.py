@@ -16,12 +16,15 @@ Standard library only: hooks read it when a project sets such a key.
 from __future__ import annotations
 
 import os
-import re
 import time
-from pathlib import Path
 
-from . import fsutil, paths
+from . import fsutil
 from .errors import ConfigError
+from .lazyre import LazyPattern
+
+TYPE_CHECKING = False  # neither pathlib nor re at import: UserPromptSubmit loads config (and so this module)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FILE_NAME = "config-approvals.jsonl"
 # Keys whose value chooses what runs or what it costs. Turning one off (False) is never costly: no approval.
@@ -29,7 +32,7 @@ CONTROLLED = ("summarizer.model", "summarizer.use_claude", "mining.semantic", "m
               "embedding.model")
 # Keys whose value becomes one argument of a command line (``claude -p --model VALUE``) or names a model.
 ARGV_KEYS = ("summarizer.model", "mining.semantic_model", "embedding.model")
-_ARGUMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
+_ARGUMENT = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
 
 
 def is_argument(value: object) -> bool:
@@ -45,14 +48,16 @@ def claude_argv(exe: str, model: str) -> list[str]:
 
 
 def approvals_file() -> Path:
+    from . import paths  # here: only a project that sets a controlled key asks for its approvals
+
     return paths.memdown_home() / FILE_NAME
 
 
-def key(root: Path, dotted: str, value: object) -> str:
+def key(root: str | os.PathLike[str], dotted: str, value: object) -> str:
     import hashlib  # here, not at the top: its OpenSSL load was ~2 ms of every hook, and few hooks need a key
     import json  # here: a hook with no committed setting never imports json
 
-    where = os.path.abspath(Path(root).expanduser())
+    where = os.path.abspath(os.path.expanduser(os.fspath(root)))
     shown = json.dumps(value, sort_keys=True)
     return hashlib.sha256(f"{where}\0{dotted}\0{shown}".encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -83,7 +88,7 @@ def _keys() -> set[str]:
     return approval_keys(approvals_file())
 
 
-def approved(root: Path, dotted: str, value: object) -> bool:
+def approved(root: str | os.PathLike[str], dotted: str, value: object) -> bool:
     return key(root, dotted, value) in _keys()
 
 

@@ -18,13 +18,14 @@ Standard library only on the read path (hooks load config).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False  # not `import typing` at run time: hooks load config
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
-from . import fsutil, paths
+# Not paths (pathlib brings re and enum, ~48 M instructions): UserPromptSubmit loads config as strings.
+from . import fsutil, pathstr
 from .committed_config import ARGV_KEYS, CONTROLLED, approved, claude_argv, is_argument  # noqa: F401 (claude_argv)
 from .errors import ConfigError
 
@@ -213,8 +214,8 @@ def coerce(dotted: str, raw: Any) -> Any:
     return raw
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    if not pathstr.is_file(path):
         return {}
     import tomllib  # ~10 ms; hooks skip it when no config file exists
 
@@ -238,7 +239,7 @@ def _entries(data: dict[str, Any], origin: str, bad: list[str] | None) -> dict[s
     return found
 
 
-def _apply(config: Config, data: dict[str, Any], origin: str, *, committed: Path | None = None) -> None:
+def _apply(config: Config, data: dict[str, Any], origin: str, *, committed: str | os.PathLike[str] | None = None) -> None:
     """Apply one file's values. ``committed``: the memory root whose project file this is (see module doc)."""
     bad: list[str] = []
     pending: list[str] = []
@@ -281,10 +282,10 @@ def project_value(root: Path, dotted: str) -> tuple[str, Any]:
     _split_key(dotted)
     if dotted not in CONTROLLED:
         raise ConfigError(f"{dotted} needs no approval: a project's config sets it directly")
-    found = _entries(_read_toml(paths.project_config_file(root)), "project config", [])
+    found = _entries(_read_toml(pathstr.project_config_file(root)), "project config", [])
     raws = [raw for name, raw in found.items() if canonical_key(name) == dotted]
     if not raws:
-        raise ConfigError(f"{paths.project_config_file(root)} does not set {dotted}")
+        raise ConfigError(f"{pathstr.project_config_file(root)} does not set {dotted}")
     return dotted, coerce(dotted, raws[-1])
 
 
@@ -326,18 +327,19 @@ def agent_running() -> bool:
 from .envflags import SUMMARIZER_ENV, in_summarizer  # noqa: E402,F401
 
 
-def load_config(root: Path | None = None) -> Config:
+def load_config(root: str | os.PathLike[str] | None = None) -> Config:
+    """The settings for the memory root ``root`` (a ``Path`` or, on the prompt hook, a string)."""
     config = Config()
-    global_file = paths.global_config_file()
-    _apply(config, _read_toml(global_file), str(global_file))
+    global_file = pathstr.global_config_file()
+    _apply(config, _read_toml(global_file), global_file)
     if root is not None:
-        project_file = paths.project_config_file(root)
+        project_file = pathstr.project_config_file(root)
         try:
             project = _read_toml(project_file)
         except ConfigError as exc:  # committed: a broken file is ignored, not fatal
             project = {}
             _notice(config, f"memdown: {exc.one_line()}; ignored")
-        _apply(config, project, str(project_file), committed=root)
+        _apply(config, project, project_file, committed=root)
     for old, new in RENAMED.items():
         name = "MEMDOWN_" + old.replace(".", "_").upper()
         if name in os.environ and env_var_name(new) not in os.environ:
@@ -359,6 +361,7 @@ def set_value(dotted: str, raw: str, *, root: Path | None, scope: str = "project
     """Persist one key to the project (default) or global config file."""
     import tomli_w  # only needed when writing
 
+    from . import paths
     from .fsutil import atomic_write_text
 
     dotted = canonical_key(dotted, "config set")

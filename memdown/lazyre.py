@@ -37,3 +37,30 @@ class LazyPattern:
 
     def __getattr__(self, name: str):  # sub, findall, pattern, ...: the compiled pattern's own
         return getattr(self.compiled(), name)
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # ``\w`` on an ASCII character
+
+
+def ascii_phrase_found(text: str, phrases: tuple[str, ...], whole_words: bool = False) -> bool | None:
+    """Whether ``re.compile("|".join(phrases), IGNORECASE)`` (with ``\\b`` around it when ``whole_words``) finds
+    something in ``text``, decided without ``re`` when ``text`` is ASCII; None when it is not (compile then).
+
+    On ASCII text ``IGNORECASE`` is ``str.lower`` (its other equivalences, the Kelvin sign for ``k`` or ``ſ``
+    for ``s``, pair an ASCII letter with a non-ASCII one), so a lowercase phrase is found by ``str.find``;
+    ``\\b`` beside a phrase that starts and ends with a word character is a non-word character or the end.
+    The hook that checks every prompt (UserPromptSubmit) then imports no ``re`` (and no ``enum``) for most.
+    """
+    if not text.isascii():
+        return None
+    low = text.lower()
+    for phrase in phrases:
+        at = low.find(phrase)
+        while at >= 0:
+            end = at + len(phrase)
+            if not whole_words or ((at == 0 or not _word_char(low[at - 1]))
+                                   and (end == len(low) or not _word_char(low[end]))):
+                return True
+            at = low.find(phrase, at + 1)
+    return False

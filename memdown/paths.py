@@ -55,11 +55,8 @@ def memdown_home() -> Path:
 
 
 def global_config_file() -> Path:
-    env = _env_path("MEMDOWN_CONFIG")
-    if env is not None:
-        return env
-    xdg = _env_path("XDG_CONFIG_HOME") or Path.home() / ".config"
-    return xdg / "memdown" / "config.toml"
+    """``MEMDOWN_CONFIG``, else ``$XDG_CONFIG_HOME/memdown/config.toml`` (``pathstr.global_config_file``)."""
+    return Path(pathstr.global_config_file())
 
 
 def claude_home() -> Path:
@@ -75,7 +72,7 @@ def codex_home() -> Path:
 # --- inside the memory root -------------------------------------------------
 
 def daily_dir(root: Path) -> Path:
-    return root / "memory"
+    return Path(pathstr.daily_dir(root))
 
 
 def daily_file(root: Path, day: str) -> Path:
@@ -84,13 +81,8 @@ def daily_file(root: Path, day: str) -> Path:
 
 
 def daily_files(root: Path) -> list[Path]:
-    """The daily log files, newest first (names sort by date)."""
-    folder = daily_dir(root)
-    try:
-        names = [e.name for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file()]
-    except OSError:
-        return []
-    return [folder / name for name in sorted(names, reverse=True)]
+    """The daily log files, newest first (names sort by date; ``pathstr.daily_files``)."""
+    return [Path(name) for name in pathstr.daily_files(root)]
 
 
 def signals_dir(root: Path) -> Path:
@@ -119,13 +111,12 @@ def state_dir(root: Path) -> Path:
 
 
 def session_state_file(root: Path, folder: str, session_id: str, suffix: str = "") -> Path:
-    """Per-session bookkeeping under ``state/<folder>/``; the id is reduced to a safe file name."""
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "unknown"
-    return state_dir(root) / folder / f"{safe}{suffix}"
+    """Per-session bookkeeping under ``state/<folder>/``; the id is reduced to a safe file name (``pathstr``)."""
+    return Path(pathstr.session_state_file(root, folder, session_id, suffix))
 
 
 def project_config_file(root: Path) -> Path:
-    return root / "config.toml"
+    return Path(pathstr.project_config_file(root))
 
 
 def lock_file(root: Path, name: str) -> Path:

@@ -116,3 +116,58 @@ def state_dir(root: str | os.PathLike[str]) -> str:
 
 def logs_dir(root: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(root), LOGS)
+
+
+def exists(path: str | os.PathLike[str]) -> bool:
+    """``Path(path).exists()`` on a string: absent for the errors pathlib ignores, any other error raised."""
+    return _mode(os.fspath(path)) is not None
+
+
+def is_dir(path: str | os.PathLike[str]) -> bool:
+    """``Path(path).is_dir()`` on a string (same errors as ``exists``)."""
+    import stat
+
+    mode = _mode(os.fspath(path))
+    return mode is not None and stat.S_ISDIR(mode)
+
+
+def is_file(path: str | os.PathLike[str]) -> bool:
+    """``Path(path).is_file()`` on a string (same errors as ``exists``)."""
+    import stat
+
+    mode = _mode(os.fspath(path))
+    return mode is not None and stat.S_ISREG(mode)
+
+
+def global_config_file() -> str:
+    """``MEMDOWN_CONFIG``, else ``$XDG_CONFIG_HOME/memdown/config.toml`` (``~/.config`` without it)."""
+    env = os.environ.get("MEMDOWN_CONFIG", "").strip()
+    if env:
+        return os.path.expanduser(env)
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    return os.path.join(os.path.expanduser(xdg) if xdg else os.path.join(os.path.expanduser("~"), ".config"),
+                        "memdown", "config.toml")
+
+
+def project_config_file(root: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(root), "config.toml")
+
+
+def daily_dir(root: str | os.PathLike[str]) -> str:
+    return os.path.join(os.fspath(root), "memory")
+
+
+def daily_files(root: str | os.PathLike[str]) -> list[str]:
+    """The daily log files, newest first (names sort by date)."""
+    folder = daily_dir(root)
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file()]
+    except OSError:
+        return []
+    return [os.path.join(folder, name) for name in sorted(names, reverse=True)]
+
+
+def session_state_file(root: str | os.PathLike[str], folder: str, session_id: str, suffix: str = "") -> str:
+    """Per-session bookkeeping under ``state/<folder>/``; the id is reduced to a safe file name."""
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "unknown"
+    return os.path.join(state_dir(root), folder, f"{safe}{suffix}")

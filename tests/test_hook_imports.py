@@ -57,9 +57,12 @@ _PRETOOL = ["memdown", "memdown.entry", "memdown.envflags", "memdown.hooks", "me
             "memdown.hooks.pretool"]
 
 ALLOWED: dict[str, dict[str, object]] = {
-    # The recall cues need re; the payload and a project without committed settings need no json module.
-    "UserPromptSubmit": {"stdlib": _START | _RE | _PATHLIB | {"_json", "errno", "fcntl"}, "memdown": _HOOK_CORE + [
-        "memdown.hooks.events", "memdown.hooks.output", "memdown.fence", "memdown.fence_views", "memdown.lazyre", "memdown.optout", "memdown.services.recall.session"]},
+    # On every prompt: the root as a string (pathstr, no pathlib), the recall cues and the opt-out marker in ASCII
+    # text found without re (lazyre.ascii_phrase_found), the payload and a project without committed settings
+    # read without the json module: the interpreter's start and the file layer's errno and fcntl, no more.
+    "UserPromptSubmit": {"stdlib": _BARE, "memdown": _BARE_SKELETON + [
+        "memdown.config", "memdown.committed_config", "memdown.hooks.events", "memdown.hooks.output", "memdown.fence",
+        "memdown.optout", "memdown.services.recall.prompt"]},
     "Stop": _CAPTURE,
     "PreCompact": _CAPTURE,
     "SessionEnd": _CAPTURE,
@@ -210,6 +213,17 @@ def test_copilot_and_cursor_hooks_import_what_claude_codes_do_plus_the_wire_adap
     assert _foreign(modules, {**allowed, "memdown": [*allowed["memdown"], *wire]}) == []  # type: ignore[misc]
 
 
+@pytest.mark.parametrize("later", ["and is it the same bug as last time?", "fix the rounding in the totals",
+                                   "<memdown:SKIP> don't keep this one, as before"])
+def test_a_later_prompt_is_judged_without_re_or_pathlib(later: str, project_with_memory: Path) -> None:
+    """A session's later prompt, ASCII as most are: its recall cue (or none) and the opt-out marker are found
+    without compiling a pattern (``lazyre.ascii_phrase_found``), and the root is a string throughout."""
+    imported_by_hook("UserPromptSubmit", PAYLOADS["UserPromptSubmit"], project_with_memory)  # the first prompt
+    modules = imported_by_hook("UserPromptSubmit", {"prompt": later}, project_with_memory)
+    assert "memdown.services.recall.prompt" in modules  # the prompt was judged
+    assert _foreign(modules, ALLOWED["UserPromptSubmit"]) == []
+
+
 def _npm_guard(project: Path) -> None:
     """One approved guard in MEMDOWN_HOME, as ``reflect promote`` writes it: "Use pnpm, not npm." (stops ``npm``),
     its rule in the project's CLAUDE.md (a stop reads that file: ``shellguard.still_written``)."""
@@ -284,7 +298,9 @@ def test_the_check_sees_third_party_and_unlisted_modules() -> None:
                                  "frontmatter"]
     assert _foreign(["memdown.store.daily", "memdown.index.lance", "dataclasses"], allowed) == [
         "memdown.store.daily", "memdown.index.lance", "dataclasses"]
-    assert _foreign(["re", "re._parser", "memdown.fsutil.durable"], allowed) == []
+    assert _foreign(["re", "re._parser", "pathlib", "memdown.paths"], allowed) == ["re", "re._parser", "pathlib",
+                                                                                "memdown.paths"]
+    assert _foreign(["re", "re._parser", "memdown.fsutil.durable"], ALLOWED["SessionStart"]) == []
 
 
 def _markdown_it_headings(text: str) -> list[tuple[int, str]]:

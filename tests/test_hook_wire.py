@@ -213,3 +213,94 @@ def test_a_message_to_redact_is_written_after_the_answer(isolate_paths: Path, me
     assert [p.name for p in folder.iterdir()] == [Path(final).name]
     text = Path(final).read_text()
     assert "Done; the token was" in text and secret not in text
+
+
+# --- UserPromptSubmit: recall cues, the opt-out marker and the root without re or pathlib ----------------------
+
+# The recall cue pattern as it was written before the prompt hook stopped importing re (session.RECALL_CUES).
+_OLD_CUES = re.compile(
+    r"\b(remember|last time|before|previous(ly)?|earlier|again|we did|did we|why did|how did we|"
+    r"decided|decision|yesterday|last week|history|same (error|bug|issue)|used to|recurring|"
+    r"wie letztes mal|schon mal|früher|la (última|ultima) vez|antes)\b", re.IGNORECASE)
+_OLD_SKIP = re.compile(re.escape("<memdown:skip>"), re.IGNORECASE)
+# Pieces a prompt is made of: cue words in any letter case, cut short or glued, what \b sees on either side,
+# and the characters re's IGNORECASE pairs with ASCII letters (Kelvin sign, long s, dotted and dotless i).
+_PIECES = ["remember", "Last Time", "BEFORE", "previously", "previou", "earlier", "Again", "we did", "did  we",
+           "WHY DID", "how did we", "decided", "decisions", "yesterday", "last week", "History", "same error",
+           "same bug", "same Issue", "used to", "recurring", "wie letztes mal", "schon mal", "früher", "FRÜHER",
+           "la última vez", "La Ultima vez", "antes", "<memdown:skip>", "<MemDown:Skip>", "<memdown:sk", "ip>",
+           " ", "", "_", "1", "a", "x", "é", "-", "\n", "'", ".", "\u212a", "\u017f", "\u0130", "\u0131", "mber",
+           "reme", "s", "k", "i", "<", ">", ":", "\t", "🙂", "ß", "ﬀ"]
+
+
+def _prompts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 7))) for _ in range(count)]
+
+
+def test_recall_cues_are_found_as_the_pattern_found_them() -> None:
+    from memdown.services.recall.prompt import RECALL_CUE_PHRASES, has_recall_cue
+
+    assert all(p == p.lower() and p[0].isalpha() and p[-1].isalpha() for p in RECALL_CUE_PHRASES)  # \b fits them
+    texts = _prompts(20_000, 7) + ["remember", "x remember", "remembered", "_before", "before_", "1before",
+                                   "pre-before!", "ANTES", "antesala", "la última vez", "la ultima vez"]
+    differ = [t for t in texts if has_recall_cue(t) != bool(_OLD_CUES.search(t))]
+    assert differ == []
+    assert sum(bool(_OLD_CUES.search(t)) for t in texts) > 3_000  # both sides drawn often
+    assert sum(t.isascii() for t in texts) > 3_000  # the path without re, often
+
+
+def test_the_opt_out_marker_is_found_as_the_pattern_found_it() -> None:
+    from memdown.optout import should_skip
+
+    texts = _prompts(20_000, 8)
+    assert [t for t in texts if should_skip(t) != bool(_OLD_SKIP.search(t))] == []
+    assert sum(should_skip(t) for t in texts) > 1_000
+
+
+def test_pathstr_file_tests_and_config_files_are_pathlib_s(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdown import paths
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "f")
+    (tmp_path / "dangling").symlink_to(tmp_path / "absent")
+    for name in ("d", "f", "link", "dangling", "absent", "f/under-a-file", "x\x00y"):
+        path = tmp_path / name if "\x00" not in name else str(tmp_path) + "/" + name
+        assert (pathstr.exists(path), pathstr.is_dir(path), pathstr.is_file(path)) == (
+            Path(path).exists(), Path(path).is_dir(), Path(path).is_file()), name
+    for env in ({}, {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}, {"XDG_CONFIG_HOME": "~/xdg"},
+                {"MEMDOWN_CONFIG": "~/m.toml"}, {"MEMDOWN_CONFIG": str(tmp_path / "m.toml"), "XDG_CONFIG_HOME": "/x"}):
+        for name in ("MEMDOWN_CONFIG", "XDG_CONFIG_HOME"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        expected = Path(env["MEMDOWN_CONFIG"]).expanduser() if "MEMDOWN_CONFIG" in env else (
+            (Path(env["XDG_CONFIG_HOME"]).expanduser() if "XDG_CONFIG_HOME" in env else Path.home() / ".config")
+            / "memdown" / "config.toml")
+        assert pathstr.global_config_file() == str(expected) and paths.global_config_file() == expected, env
+    root = tmp_path / ".memdown"
+    (root / "memory").mkdir(parents=True)
+    for name in ("2026-06-02.md", "2026-06-10.md", "notes.txt", "x.md"):
+        (root / "memory" / name).write_text("")
+    (root / "memory" / "folder.md").mkdir()
+    assert pathstr.daily_files(str(root)) == [str(p) for p in paths.daily_files(root)] == [
+        str(root / "memory" / n) for n in ("x.md", "2026-06-10.md", "2026-06-02.md")]
+    assert pathstr.session_state_file(str(root), "prompted", "a/b c:9") == str(root / "state" / "prompted" / "abc9")
+
+
+def test_the_root_is_shown_relative_to_the_session_s_folder_as_pathlib_showed_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdown.hooks.events import shown_as
+
+    (tmp_path / "p" / ".memdown").mkdir(parents=True)
+    (tmp_path / "p2").mkdir()
+    for here, root in ((tmp_path / "p", tmp_path / "p" / ".memdown"), (tmp_path / "p", tmp_path / "p"),
+                       (tmp_path / "p2", tmp_path / "p" / ".memdown"), (tmp_path, tmp_path / "p" / ".memdown"),
+                       (tmp_path / "p" / ".memdown", tmp_path / "p"), (Path("/"), tmp_path / "p")):
+        monkeypatch.chdir(here)
+        try:
+            expected = str(root.relative_to(Path.cwd()))
+        except ValueError:
+            expected = str(root)
+        assert shown_as(str(root)) == expected == shown_as(root), (here, root)

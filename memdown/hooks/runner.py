@@ -113,10 +113,8 @@ def handle(event: str, payload: dict[str, Any], root: str | os.PathLike[str] | N
             config = load_config(Path(root))
         capture(event, payload, root, arm, config, later)
         return {}
-    if root is not None:  # the handlers work with a Path; a capture hook never imports pathlib
-        from pathlib import Path
-
-        root = Path(root)
+    if root is not None:
+        root = os.fspath(root)  # the handlers take the root as a string (``events``): the prompt's imports no pathlib
     from . import events
 
     if arm is not None:

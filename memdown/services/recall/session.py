@@ -1,4 +1,5 @@
-"""What memdown tells a coding session: the start brief, the recall hint, the note after a failure.
+"""What memdown tells a coding session: the start brief and the note after a failure (the hint on a
+prompt, which runs on every prompt, is ``prompt``).
 
 The hooks call one function per event (``hooks.events``); the CLI may call
 them too. Each takes the memory root and the already loaded ``Config``.
@@ -10,12 +11,10 @@ learnings.md or signals is fenced (``memdown.fence``) before it is returned.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ... import fsutil, paths
-from ...fence import Gated, field, join, own_line
-from ...optout import should_skip
+from ...fence import Gated, join, own_line
 from ..capture.jobs import hook_log
 
 TYPE_CHECKING = False  # not `import typing` at run time: every hook pays for it
@@ -24,17 +23,7 @@ if TYPE_CHECKING:
 
     from ...config import Config
 
-# Words that suggest the user is reaching back in time; the recall hint is
-# added for these prompts and for the first prompt of each session.
-RECALL_CUES = re.compile(
-    r"\b(remember|last time|before|previous(ly)?|earlier|again|we did|did we|why did|how did we|"
-    r"decided|decision|yesterday|last week|history|same (error|bug|issue)|used to|recurring|"
-    r"wie letztes mal|schon mal|früher|la (última|ultima) vez|antes)\b",
-    re.IGNORECASE,
-)
-
-# Size bounds of the fenced memory returned (fence.fence never exceeds them).
-POINTER_CHARS = 2_000
+# Size bound of the fenced fix returned (fence.fence never exceeds it).
 FIX_CHARS = 2_000
 PENDING_LABELS = {"signals": "captured signal(s)", "learnings_pending": "pending learning(s)",
                   "improvements_pending": "pending improvement(s)"}
@@ -204,70 +193,6 @@ def _say_once(root: Path, notice: str) -> bool:
     except OSError:
         return False  # cannot remember it: better quiet than the same notice every session
     return True
-
-
-# --- UserPromptSubmit ---------------------------------------------------------
-
-RECALL_HINT_CLAUDE = "the memdown:memory-recall skill (memdown search → expand → transcript)"
-RECALL_HINT_SHELL = "`memdown search \"<a few words>\"` in the shell (then `memdown expand <id>`)"
-
-
-def prompt_hint(root: Path, config: Config, *, prompt: str, session_id: str, shown_as: str,
-                recall_with: str = RECALL_HINT_CLAUDE) -> Gated | str:
-    """The recall hint for this prompt ('' for none): on a session's first prompt and on recall cues.
-    ``recall_with`` names memdown's recall by identity in this client (``clients.skill_identity``)."""
-    text = prompt.strip()
-    if not config["hooks.prompt_hint"] or len(text) < config["hooks.prompt_min_chars"] or text.startswith("/"):
-        return ""
-    if should_skip(text):
-        return ""
-    first = _first_prompt_of_session(root, session_id)
-    if not (first or RECALL_CUES.search(text)):
-        return ""
-    days = paths.daily_files(root)
-    if not days:
-        return ""
-    # The folder and the file name come from the file system (a committed name can hold anything); the
-    # folder's usual name, memdown's own word, is not judged (no flag pattern compiled for it).
-    where = shown_as if shown_as == paths.MEMORY_DIR_NAME else field(shown_as)
-    lines = [own_line(
-        f"This project has memdown memory: {len(days)} daily log(s) in {where}/memory "
-        f"(latest {field(days[0].stem, 40)}). Past work, decisions and fixes can be recalled with {recall_with}.")]
-    pointers = config["hooks.prompt_pointers"]
-    found = _pointers(root, text, pointers) if pointers > 0 else []
-    if found:
-        from ...fence import fence
-
-        lines.append(fence("Possibly relevant memory (search hits; open with `memdown expand ID`).", found,
-                           limit=POINTER_CHARS, source="memdown search"))
-    return join(lines, "\n")
-
-
-def _first_prompt_of_session(root: Path, session_id: str) -> bool:
-    if not session_id:
-        return False
-    marker = paths.session_state_file(root, "prompted", session_id)
-    if marker.exists():
-        return False
-    try:
-        fsutil.append_bytes(marker, b"", fsync=False)  # created empty (and its folder)
-    except OSError:
-        return False
-    return True
-
-
-def _pointers(root: Path, prompt: str, k: int) -> list[str]:
-    """One-line pointers from the warm daemon only; never wait for a cold index."""
-    from ...live.client import ask_daemon
-
-    reply = ask_daemon(root, "search", {"query": prompt[:500], "k": k}, timeout=0.05, reply_timeout=0.3)
-    if not reply or not reply.get("ok"):
-        return []
-    out = []
-    for hit in reply.get("result") or []:
-        first = " ".join(str(hit.get("text", "")).split())[:140]
-        out.append(f"{hit.get('source')}:{hit.get('start_line')} ({hit.get('date')}) {first} [id {str(hit.get('id'))[:12]}]")
-    return out
 
 
 # --- PostToolUseFailure -------------------------------------------------------
