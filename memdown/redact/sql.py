@@ -69,10 +69,18 @@ def _statement_end(text: str, start: int) -> int:
     return stop if stop >= 0 else min(len(text), start + MAX_STATEMENT)
 
 
+# When sqlparse is not installed yet (an environment made before it became a dependency), a reading that
+# still masks: string literals (``'it''s'``, ``"x"``, ``$tag$…$tag$``), words, single punctuation.
+_FALLBACK = LazyPattern(r"""(?P<string>'(?:[^'\n]|'')*'|"[^"\n]*"|\$(?P<tag>\w{0,20})\$.*?\$(?P=tag)\$)|(?P<name>[\w@#$]+)|(?P<punct>\S)""")
+
+
 def _tokens(segment: str) -> list[tuple[str, str, int]]:
     """``(type, value, offset)`` of each non-blank token of ``segment``."""
-    from sqlparse import lexer, tokens  # ~70 ms: only for a line that holds a credential clause
-
+    try:
+        from sqlparse import lexer, tokens  # ~70 ms: only for a line that holds a credential clause
+    except ImportError:
+        return [("string" if m.group("string") else m.lastgroup, m.group(), m.start())
+                for m in _FALLBACK.finditer(segment)]
     out: list[tuple[str, str, int]] = []
     offset = 0
     for ttype, value in lexer.Lexer.get_default_instance().get_tokens(segment):
