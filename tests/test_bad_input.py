@@ -217,3 +217,35 @@ def test_subprocess_unknown_flags(memory_root: Path):
         assert result.returncode == 2, argv
         assert "Traceback" not in result.stderr
         assert "No such option" in result.stderr
+
+
+HUGE_QUERY = "why did the billing deploy fail with a timeout " * 45_000  # ~2 MB: ~5 s in known_word_share alone
+
+
+def test_a_huge_query_is_refused_in_one_line_before_any_work(mem: Memory, monkeypatch):
+    """A 2 MB query (an agent pasting a log, a script gone wrong) is refused at once with a line that says
+    how long it was and what is taken: never a crash, a hang, or a silent cut."""
+    from memdown.errors import UsageError
+    from memdown.services.recall.search import MAX_QUERY_CHARS
+
+    mem.index()
+    embedded: list[str] = []
+    monkeypatch.setattr(FakeEmbedder, "embed_query", lambda self, text: embedded.append(text) or [0.0] * 8)
+    with pytest.raises(UsageError) as caught:
+        mem.search(HUGE_QUERY)
+    message = caught.value.one_line()
+    assert "\n" not in message and f"{len(HUGE_QUERY.strip()):,}" in message and f"{MAX_QUERY_CHARS:,}" in message
+    assert embedded == []  # refused before the model or the index saw it
+    assert mem.search("x" * (MAX_QUERY_CHARS - 8) + " marmots", mode="text") is not None  # at the limit: searched
+
+
+def test_cli_refuses_a_huge_query_with_one_line(memory_root: Path):
+    assert run_memdown("init", env=SUB_ENV).returncode == 0
+    from memdown.services.recall.search import MAX_QUERY_CHARS
+
+    words = ["marmots"] * (MAX_QUERY_CHARS // 4)  # what fits in a command line, over the limit
+    result = run_memdown("search", *words, env=SUB_ENV, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"{MAX_QUERY_CHARS:,}" in lines[0], result.stderr

@@ -23,6 +23,9 @@ from .timeframe import find_range
 from .windows import Window, WindowOptions, rank_windows
 
 MODES = ("hybrid", "vector", "text")
+# The longest query searched. The model reads 256 tokens (about 1,000 characters); the tokenizer's word split in
+# known_word_share grows faster than the text past ~100,000 characters (400,000: 3.6 s, 2 MB: ~5 s or more).
+MAX_QUERY_CHARS = 10_000
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _AGENT = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 CLAUDE_CODE = "claude-code"  # its sessions' headings carry no agent label
@@ -56,6 +59,18 @@ class SearchOptions:
             value = getattr(self, name)
             if value is not None and not _valid_date(value):
                 raise UsageError(f"--{name} takes a date as YYYY-MM-DD, not {value!r}")
+
+
+def checked_query(query: str) -> str:
+    """The query without its outer blanks; an empty one, or one over ``MAX_QUERY_CHARS``, is refused in one line
+    (not cut: a cut query would answer a question nobody asked, without saying so)."""
+    query = query.strip()
+    if not query:
+        raise UsageError("the search query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"the search query is {len(query):,} characters; memdown searches with at most "
+                         f"{MAX_QUERY_CHARS:,}", hint="search with a few words, or one line of what you have")
+    return query
 
 
 def _valid_date(value: str) -> bool:
@@ -167,9 +182,7 @@ def search_table(table: ChunkTable, embedder, query: str, options: SearchOptions
                  root: Path | None = None, *, query_vector: list[float] | None = None) -> list[Hit]:
     """Run one query against an open table; with ``root`` (the memory root), hits carry windows.
     ``query_vector``: the stripped query's vector when the caller embedded it already."""
-    query = query.strip()
-    if not query:
-        raise UsageError("the search query is empty")
+    query = checked_query(query)
     options.validate()
     where = build_where(table, options)
     if where == "FALSE":

@@ -23,7 +23,7 @@ from ..recall.expand import Expansion, expand_row, find_row
 from .indexing import (
     IndexReport, Indexer, ProgressCallback, changed_sources, chunk_options, index_identity,
 )
-from ..recall.search import ConceptMatch, Hit, SearchOptions, concept_search, search_table
+from ..recall.search import ConceptMatch, Hit, SearchOptions, checked_query, concept_search, search_table
 
 # How long a search waits for another writer building the first index (a big first build is text first).
 FIRST_BUILD_WAIT = 300.0
@@ -201,6 +201,8 @@ class Memory:
         options = self._options(k=k, kind=kind, since=since, until=until, source=source, mode=mode, today=today,
                                 agent=agent)
         options.validate()
+        if query.strip():  # an over-long query is refused before the model or the index sees it
+            checked_query(query)
         vector = None
         if options.mode != "text":
             _import_lancedb_meanwhile()
