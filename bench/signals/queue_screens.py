@@ -30,7 +30,11 @@ MEMDOWN = Path(sys.executable).with_name("memdown")
 
 
 def test_projects(shared: Path, min_prompts: int, half: str = "test") -> list[str]:
-    test = set(json.loads(SPLIT_FILE.read_text(encoding="utf-8"))[half])
+    if half == "v2":   # the whole second collection: development data since session 7 (no author in the v3 test half)
+        split = json.loads((HERE / "split_v2.json").read_text(encoding="utf-8"))
+        test = set(split["dev"]) | set(split["test"])
+    else:
+        test = set(json.loads(SPLIT_FILE.read_text(encoding="utf-8"))[half])
     counts: dict[str, int] = {}
     for prompt, _turn, _prev in iter_prompts(shared):
         if prompt.repo in test:
@@ -95,8 +99,9 @@ def main() -> None:
     parser.add_argument("--screen", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--score", action="store_true")
-    parser.add_argument("--half", choices=("dev", "test"), default="test",
-                        help="dev: the projects a queue change may be tuned on; test: once, at the end")
+    parser.add_argument("--half", choices=("dev", "v2", "test"), default="test",
+                        help="dev, v2 (the second collection, all dev data): the projects a queue change may be tuned "
+                             "on; test: once, at the end")
     parser.add_argument("--held", action="store_true", help="also print every held group with its reason")
     args = parser.parse_args()
     if args.score:
