@@ -196,3 +196,27 @@ def test_one_changed_word_or_a_flipped_polarity_is_not_said_again():
     assert not said_again("use pnpm not npm", "use yarn not npm")
     assert not said_again("always run the tests first", "never run the tests first")
     assert not said_again("不要用npm", "要用npm")
+
+
+@pytest.mark.parametrize("text", [
+    "Do not add your signature on the commit messages.", "ok, only use the replica for writes", "Arg always update all the users.",
+    "I want you to always run the tests first", "you should run the linter before pushing", "Use pnpm, not npm.",
+    "再说，其实这些东西你搬来就应该主动提", "以后都用中文回答", "不要改这个文件"])
+def test_a_directive_word_where_it_directs_is_a_rule(text):
+    from memdown.learning.approvable import worded_as_rule
+
+    assert worded_as_rule(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I put a break point on line 645 and it's not being hit after backfill finishing",
+    "Conditional in budget-table.hbs never updates and loading spinner keeps showing.",
+    "On the expenses page it should be possible to classify an expense.", "This should run on the CI/CD (github actions)",
+    "Continue with the test and then check the logs", "而skill的description是语义理解触发，我觉得应该是比向量检索更准确的",
+    "應該依照 role.name 這樣為主不是把 role 變成 roleName", "但是我记得之前和你讨论的该对话已经记录了进度"])
+def test_a_directive_word_in_a_statement_about_the_code_is_no_rule(text):
+    """Session 10 (v2 dev first screens): "should", "never", "after", 应该 and 记得 anywhere made bug reports, feature
+    requirements and opinions rule candidates; they direct only opening a clause or after the one addressed."""
+    from memdown.learning.approvable import worded_as_rule
+
+    assert not worded_as_rule(text)

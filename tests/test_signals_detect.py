@@ -162,8 +162,11 @@ def test_a_fix_is_what_differs_from_the_failing_call():
     assert fix_text(find_fix(retry, 0)) == "Bash `git push --force-with-lease origin main`"
 
 
-def test_user_rejections_are_not_failures():
-    reject = "The user doesn't want to proceed with this tool use. The tool use was rejected"
+@pytest.mark.parametrize("reject", [
+    "The user doesn't want to proceed with this tool use. The tool use was rejected",
+    # Claude Code 1.0.x (issue 30: shown on a v2 dev first screen as "When Bash fails with …, check the cause")
+    "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."])
+def test_user_rejections_are_not_failures(reject):
     calls = [_call("Bash", {"command": "rm -rf x"}, reject, True), _call("Bash", {"command": "rm -rf y"}, reject, True)]
     assert detect_tool_patterns(calls) == []
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from ..signals.reaction import prohibition
+
 MAX_RULE_CHARS = 200
 PARAGRAPH_CHARS = 120
 _REMOVES = frozenset({"rm", "rmdir", "unlink", "shred", "kill", "pkill", "killall", "taskkill"})
@@ -143,3 +145,28 @@ def repeated_correction(members: list, text: str) -> bool:
     characters of a script written without spaces)."""
     said = len(text.split()) >= 3 or len(_DENSE_SCRIPT.findall(text)) >= 6
     return said and all(s.type == "correction" for s in members) and len({(s.session, s.turn) for s in members}) >= 2
+
+
+# A correction is said about one step; it is a rule only when worded as one (a directive, a standing cue). A
+# directive word directs where it opens a clause ("Never run…", "ok, only use…") or follows the one it is said to
+# ("you should…", "we always…", "你应该…"); in a statement about the code or a bug report it describes: "it should be
+# possible to…", "…never updates and the spinner keeps showing", "a break point … not hit after backfill", "那个应该是
+# 没用的" (应该: "probably"), "我记得…" ("I recall").
+_DIRECTIVE_ANYWHERE = re.compile(r"\b(?:doesn'?t need|instead|from now on|going forward|every time|each time)\b|"
+                                 r"不要|别|別|必[须須]|以[后後]|每次|永[远遠]|一律|[总總]是|[请請]|(?<!我)[记記]得|只[能用要]|"
+                                 r"(?:你|您|我们|我們|咱们|咱們)\w{0,4}?[應应][該该]", re.I)
+_DIRECTIVE_OPENS = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|but|also|then|now|please|pls|just|yes|no|nope|hey|oh|ah|well|hmm+|ugh|argh?|actually|"
+    r"again)\W+)*(?:(?:i (?:want|need|would like|'d like) )?(?:you|we|u)\s+(?:\w+\s+){0,2}?)?"
+    r"(?:always|never|don'?t|do not|must|should(?:n'?t)?|stop|avoid|prefer|make sure|remember|before|after|only|"
+    r"use|run|call|keep|put|add|write|name|ask|check|be)\b", re.I)
+
+
+def worded_as_rule(text: str) -> bool:
+    """A directive (``_DIRECTIVE_ANYWHERE``, or a directive word where it directs) or a prohibition in any language."""
+    if _DIRECTIVE_ANYWHERE.search(text) or prohibition(text):
+        return True
+    return any(_DIRECTIVE_OPENS.match(clause) for clause in _CLAUSES.split(text))
+
+
+_CLAUSES = re.compile(r"[.!?;:,](?=\s|$)\s*|[，。！？；：]\s*|\s+[-–—]\s+")   # "role.name" is one word

@@ -9,8 +9,8 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..signals.detect import scope_of
+from .approvable import fix_discards, not_a_rule, said_again, worded_as_rule
 from ..signals.reaction import prohibition
-from .approvable import fix_discards, not_a_rule, said_again
 from ..signals.store import Signal
 from ..signals.text import (GENERIC, content_tokens, conflicting_terms, fingerprint, jaccard, one_line, polar_terms,
                             similar)
@@ -253,18 +253,11 @@ _TOOL = re.compile(r"\b(?:npm|pnpm|yarn|pytest|cargo|uv|pip|poetry|docker|git|bu
 MIN_WORDS, MIN_CJK = 2, 4
 
 
-# A correction is said about one step; it is a rule only when worded as one (a directive, a standing cue).
-_DIRECTIVE = re.compile(r"\b(?:always|never|don'?t|do not|doesn'?t need|must|should(?:n'?t)?|stop|avoid|prefer|instead|"
-                        r"make sure|remember|from now on|going forward|every time|each time|before|after|only)\b|"
-                        r"^\W*(?:use|run|call|keep|put|add|write|name|ask|check|be)\b|"
-                        r"不要|别|別|必[须須]|[應应][該该]|以[后後]|每次|永[远遠]|一律|[总總]是|[请請]|[记記]得|只[能用要]", re.I)
-
-
 def proposable_rule(kind_of_signal: str, text: str) -> bool:
     """A rule candidate worth a person's review: actionable, and a correction worded as a rule."""
     if not actionable(text) or not_a_rule(text):
         return False
-    return kind_of_signal != "correction" or bool(_DIRECTIVE.search(text)) or bool(prohibition(text))
+    return kind_of_signal != "correction" or worded_as_rule(text)
 
 
 def actionable(text: str) -> bool:

@@ -44,7 +44,8 @@ def _is_search(call) -> bool:
     return False
 
 
-_REJECTED = ("the user doesn't want to proceed", "permission for this tool use was denied", "cancelled: parallel",
+_REJECTED = ("the user doesn't want to proceed", "the user doesn't want to take this action",   # older clients' wording
+             "permission for this tool use was denied", "cancelled: parallel",
              "[request interrupted", "user rejected", "the user rejected")
 
 
