@@ -52,8 +52,8 @@ def loads(text: str | bytes) -> Any:
     start, size = _skip(text, 0), len(text)
     try:
         value, end = _scan(text, start)
-    except StopIteration:  # not a JSON value: json says where and why
-        value, end = None, -1
+    except (StopIteration, SystemError):  # not a JSON value: json says where and why. An error inside a string
+        value, end = None, -1              # is raised through json.decoder, only once that is loaded (else SystemError)
     if end < 0 or _skip(text, end) != size:
         import json
 

@@ -50,6 +50,36 @@ def test_loads_matches_json_on_random_documents() -> None:
         assert _outcome(wirejson.loads, text) == _outcome(json.loads, text), text
 
 
+def test_loads_raises_jsons_errors_in_a_process_that_never_imported_json() -> None:
+    """The hooks' case: ``_json``'s scanner reports an error inside a string (unterminated, a bad escape, a
+    control character) through ``json.decoder``, and only when that module is loaded; without it the scanner
+    raised SystemError, which readers that catch ValueError (a torn job file, a damaged guards.json) let through."""
+    rng = random.Random(11)
+    alphabet = ' {}[]":,0123.eE-tru\\u"aé\x01'
+    for text in ('{"a": "unterminated', '{"a": "bad \\q"}', '{"a": "ctl \x01"}', '["\\u12"]', b'{"a": "torn'):
+        _fresh_matches_json([text])  # each first in its process: json's fallback would load json.decoder
+    _fresh_matches_json(TEXTS + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(400)])
+
+
+def _fresh_matches_json(texts: list[str | bytes]) -> None:
+    """``wirejson.loads`` of each text in a new ``python -I -S`` gives what ``json.loads`` gives here."""
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(REPO)!r})\n"
+            "from memdown import wirejson\n"
+            "texts = eval(sys.stdin.read())\n"
+            "def outcome(text):\n"
+            "    try:\n"
+            "        return ('ok', repr(wirejson.loads(text)))\n"
+            "    except Exception as exc:\n"
+            "        return ('error', type(exc).__name__, str(exc))\n"
+            "print(repr([outcome(t) for t in texts]))\n")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], input=repr(texts), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    fresh = eval(proc.stdout)  # noqa: S307  (our own repr of a list of tuples of str)
+    assert [(t, o) for t, o in zip(texts, fresh) if o != _outcome(json.loads, t)] == []
+
+
 VALUES = [{"a": 1, "b": [1.5, float("nan"), float("inf"), float("-inf"), -0.0, 10 ** 30, None, True, False],
            "é": "💥\x00\u2028\ud800", "k": ("t", 1)}, "x", 1, None, [], {1: 2, 2.5: 3, None: 4, True: 5},
           {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",

@@ -229,3 +229,27 @@ def test_twenty_overlapping_stop_hooks_lose_no_turn(tmp_path, memory_root, isola
     # The last jobs are removed just after their entries land; then the workers leave.
     assert wait_for(lambda: pending(memory_root) == 0 and not workers_running(memory_root), timeout=60)
     assert parked(memory_root) == 0
+
+
+OVERSIZED = json.dumps({"session_id": "s", "prompt": "x" * (9 << 20)})  # valid JSON, over the 8 MB read
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "Stop", "PostToolUseFailure", "PreToolUse"])
+@pytest.mark.parametrize("stdin, why", [(OVERSIZED, "payload over 8 MB"),
+                                       ('{"prompt": "unterminated', "error JSONDecodeError: Unterminated string")],
+                         ids=["9MB", "not-json"])
+def test_a_payload_the_hook_cannot_read_is_answered_empty_and_logged(event, stdin, why, memory_root, isolate_paths,
+                                                                      no_claude):
+    """Fail open, never silent: the hook answers {} and its project's hooks.log says why (the root comes from
+    the hook's working folder or MEMDOWN_DIR when the payload, which names the cwd, cannot be read)."""
+    (memory_root / "memory").mkdir(parents=True)
+    if event == "PreToolUse":  # with a guard file, so the payload is read at all
+        home = Path(os.environ["MEMDOWN_HOME"])
+        home.mkdir(parents=True)
+        (home / "guards.json").write_text(json.dumps({"format": 1, "guards": [
+            {"id": "L1", "root": "", "rule": "Use pnpm, not npm.", "decision": "deny",
+             "forbid": [{"argv": ["npm"], "instead": ["pnpm"]}]}]}))
+    proc = run_hook(event, stdin, env=no_claude, cwd=isolate_paths)
+    assert proc.returncode == 0 and json.loads(proc.stdout) == {}, proc.stderr
+    log = memory_root / "logs" / "hooks.log"
+    assert log.is_file() and f"{event} {why}" in log.read_text(), log.read_text() if log.is_file() else "no log"

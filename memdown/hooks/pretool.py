@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+from . import MAX_STDIN
 from .output import HookOutput
 
 TYPE_CHECKING = False
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 # memdown's own read-only recall skill may run without a permission rule, when the file the client will load
 # is the plugin's own (skillorigin); any other skill (and any other tool) is left to the user's settings.
 RECALL_SKILL = "memdown:memory-recall"
-MAX_STDIN = 8 << 20
 MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed: fail open
 
 
@@ -122,7 +122,12 @@ def main(client: str = "") -> int:
 
         stdin = sys.stdin
         raw = b"" if memdown_disabled() or in_summarizer() or stdin is None or stdin.isatty() \
-            else stdin.buffer.read(MAX_STDIN)
+            else stdin.buffer.read(MAX_STDIN + 1)
+        if len(raw) > MAX_STDIN and _guards_exist():  # not cut (hooks.MAX_STDIN): fail open, logged
+            from . import too_big
+
+            _log({}, too_big())
+            raw = b""
         if raw and ((b'"Skill"' in raw and not client) or (client and b"memdown" in raw) or _guards_exist()):  # else nothing to decide: not even json is imported
             from ..wirejson import loads  # json's own C codec without `import json` (no re, no enum)
 
@@ -145,8 +150,9 @@ def main(client: str = "") -> int:
             if out and decided is not None and decided.permission != "allow":
                 _log(payload, f"{decided.permission} {1000 * (time.perf_counter() - started):.0f}ms: "
                               f"{decided.permission_reason[:200]}")
-    except BaseException:  # fail open, whatever happened
+    except BaseException as exc:  # fail open, whatever happened; logged in the hook's own folder's project
         out = {}
+        _log({}, f"error {type(exc).__name__}: {str(exc)[:300]}")
     try:
         if out:
             from ..wirejson import dumps

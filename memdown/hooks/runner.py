@@ -44,13 +44,13 @@ BUDGETS = {
     "SessionEnd": 0.8,
     "PreToolUse": 1.0,
 }
-MAX_STDIN = 8 << 20
 # Capture events queue a job (``detach.capture``) before their budget starts.
 CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 # Events that run before every tool call: a line only when they said something (a guard stopped a call).
 QUIET_WHEN_EMPTY = ("PreToolUse",)
 
 
+from . import MAX_STDIN, TOO_BIG, too_big  # noqa: E402
 from .where import log_line, root_path  # noqa: E402
 
 
@@ -79,7 +79,10 @@ def _read_payload() -> dict[str, Any]:
     stdin = sys.stdin
     if stdin is None or stdin.isatty():
         return {}
-    raw = stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
+    data = stdin.buffer.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:  # not cut (hooks.MAX_STDIN)
+        raise ValueError(too_big())
+    raw = data.decode("utf-8", "replace")
     if not raw.strip():
         return {}
     payload = loads(raw)
@@ -177,7 +180,8 @@ def main(argv: list[str], release_stdout: bool = False) -> int:
         log_line(root, event or "?", "over time budget; answered {}")
     except BaseException as exc:  # fail open, whatever happened
         out = {}
-        log_line(root, event or "?", f"error {type(exc).__name__}: {str(exc)[:300]}")
+        root = root if root is not None else root_path({})  # payload unread: the hook's own folder's project
+        log_line(root, event or "?", _failure(exc))
     finally:
         try:
             sys.stdout.write(_dumps(out) + "\n")
@@ -217,6 +221,10 @@ def _after_answer(later: list[Callable[[], None]], root: str | None, event: str,
             run()
         except BaseException as exc:  # fail open: the job's recovery file is on disk, ``jobs.recover`` finishes it
             log_line(root, event, f"not done after the answer: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+def _failure(exc: BaseException) -> str:
+    return str(exc) if str(exc).startswith(TOO_BIG) else f"error {type(exc).__name__}: {str(exc)[:300]}"
 
 
 def _notices_to_log(root: str | None, event: str) -> None:
