@@ -120,7 +120,7 @@ def find_secrets(text: str) -> list[Span]:
     # A vendor format or key block is certain; what the generic rules found may be a known-safe shape.
     # A command's value ("arg"), a config's (LISTED) or a SQL clause's was judged by its shape and place already.
     found = [f for f in found if f[1] < _CERTAIN or f[3] in ("arg", LISTED, SQL_CLAUSE) or
-             not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24], text[max(0, f[0] - 40):f[0]])]
+             not known_safe(f[3], text[f[0]:f[2]], text[f[2]:f[2] + 24], text[max(0, f[0] - 160):f[0]])]
     found.sort()
     maintained_priority = len(_RULES)
     merged: list[list] = []  # [kind, start, end, named by the maintained layer]

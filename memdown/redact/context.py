@@ -107,6 +107,14 @@ def _env_key_is_secret(key: str) -> bool:
     return "DATABASE_URL" in key or key.endswith("_KEYS") or name_says_secret(key) is not None
 
 
+def _template_credentials(creds: re.Match[str], url: str) -> bool:
+    """Is a URL's ``user:password`` the template of one (``user:pass``, ``USER:PASSWORD``, ``{0}:{1}``)?"""
+    from .safe import known_safe
+
+    password = creds.group("v")
+    return is_placeholder(password) or known_safe("url_password", password, "", url[:creds.start("v")])
+
+
 def _bearer(m: re.Match[str], text: str) -> Span | None:
     v = m.group("v")
     mixed = any(c.isupper() for c in v) and any(c.islower() for c in v)
@@ -151,6 +159,9 @@ def _env_line(m: re.Match[str], text: str) -> Span | None:
     if found is None:
         return None
     name, value = found
+    creds = _URL_CREDS.search(value)
+    if creds and _template_credentials(creds, value):
+        return None  # DATABASE_URL=postgresql://user:password@localhost/app: the words that say where they go
     if name == "bare":
         if value.isdigit() and len(value) <= 5 or PATH_LIKE.match(value):
             return None

@@ -16,7 +16,7 @@ from collections import Counter
 
 from .names import key_before, name_says_secret, names_an_id
 from .patterns import Rule, Span
-from .values import name_like, words_by_humps
+from .values import identifier_of_words, name_like, words_by_humps
 
 # A token may start with "-", "_", "+" or "/" (base64, a url-safe Fernet key); flags and paths are words.
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-.~%])[A-Za-z0-9_\-+/][A-Za-z0-9+/_\-]{19,}={0,2}(?![A-Za-z0-9+/=_\-~])")
@@ -115,7 +115,15 @@ def _token(m: re.Match[str], text: str) -> Span | None:
     key = key_before(before)
     if key and names_an_id(key):
         return None  # fileKey="…", File key: `…`: an id under a key that names one
+    if (_CODE_AFTER.match(after) or _CODE_BEFORE.search(before)) and identifier_of_words(token):
+        return None  # class LinearBF16ToFP32Grad(…), OAuth2Client.fromJSON(…): a name in code
     return ("high_entropy", m.start(), m.end())
+
+
+# Where a name stands in code: called, a member read off it, a generic or a path (X(, X.y, X<, X::), or declared,
+# made, cast or imported (class X, new X, as X, extends X).
+_CODE_AFTER = re.compile(r"^(?:\(|\.[A-Za-z_]|<[A-Za-z_]|::)")
+_CODE_BEFORE = re.compile(r"\b(?:class|struct|interface|enum|trait|new|as|extends|implements|import|typeof|instanceof)[ \t]+$")
 
 
 # The rest of a word that makes the token a file name: layers-D85udCb7.js, O1CN01…_!!27680106.jpg
@@ -148,6 +156,8 @@ def _truncated(m: re.Match[str], text: str) -> Span | None:
         return None
     if sum(len(w) for w in _WORD.findall(tail)) / len(tail) >= 0.35:
         return None
+    if len([p for p in _SEPARATORS.split(tail) if p]) >= 3 and written_by_a_person(tail):
+        return None  # rollout-2025-10-01T12-30-45-<uuid>…: a file name of dates, numbers and hex, cut
     return ("truncated", m.start(), m.end())
 
 

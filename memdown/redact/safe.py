@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .names import key_before, names_an_id
 from .values import code_reference, is_placeholder, name_like, version_like, words_by_humps
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
@@ -71,11 +72,21 @@ _AFTER_HOST = re.compile(r"^(?::[~/]| [^\s\]]{0,40}\][#$])")
 _HOST_LABELS = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9\-]{1,63})*$")
 _MANGLED = re.compile(r"^_{1,2}Z(?:T[hvVIS]|[NLS]|\d)")  # an Itanium C++ symbol: _ZThn16_NSt3__1…, _ZTv0_n24_…
 _EXPORT_ID = re.compile(r"^[a-z]+\d+_\d+_[A-Za-z0-9]+$")  # filter0_0_SFaJaU9mAq: an SVG/design export id
-_URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://[^@\s?]*$")
+# An age public key (bech32 "age1" and 58 characters): a recipient, shared on purpose. Its secret key is AGE-SECRET-KEY-1….
+_AGE_RECIPIENT = re.compile(r"^age1[02-9ac-hj-np-z]{58}$")
+# A finding that starts right after a separator of a file system path is a file or folder name (Saved to
+# C:\Users\x\Downloads\tumblr_<id>_640 1.png, …\pip\cache\<hex>…): a path from a drive, a UNC share, ~, ./ or a
+# system root, whose folders are names. A URL's path (://) is no file system path: a route can carry a token.
+_PATH_BEFORE = re.compile(
+    r"(?:^|[\s\"'`(\[=,>])(?P<root>[A-Za-z]:[\\/]|\\\\|~[\\/]|\.{1,2}[\\/]|/(?:Users|home|var|tmp|private|opt|usr|mnt|"
+    r"Volumes|root|srv|Library|Applications|etc|nix|workspace)/)(?P<folders>(?:[^\\/\"'`<>|*?:\n]+[\\/])*)$")
+# A user of letters with no password may stand (postgresql://alice@localhost); https://abc123@o1.ingest.sentry.io holds a key.
+_URL_NO_USER = re.compile(r"^[a-z][a-z0-9+.\-]*://(?:[A-Za-z][A-Za-z._\-]*@)?[^@\s?]*$")
 
 
 def _generated_free_url(value: str) -> bool:
-    """sqlite:///./data/app.db, postgres://db:5432/app: a URL with no user, query or random segment."""
+    """sqlite:///./data/app.db, postgres://db:5432/app, postgresql://alice@localhost/app: a URL with no password,
+    query or random segment (a key in the user's place, https://<key>@…, is the URL rules' finding)."""
     from .commands import generated_like
     from .entropy import random_looking
 
@@ -95,10 +106,25 @@ def _known_generic(value: str) -> bool:
         or "_ZN" in value or _MANGLED.match(value) or words_by_humps(value) or _ascending(value)
 
 
+def _file_name_in_path(before: str) -> bool:
+    """Does ``before`` end inside a file system path, right after a separator? Its first two folders must be
+    names (as in ``values.named_path``); below them a generated folder (a temp dir, a cache's hex) is a name too."""
+    path = _PATH_BEFORE.search(before[before.rfind("\n") + 1:])
+    return bool(path) and all(name_like(word) for folder in re.split(r"[\\/]", path["folders"])[:2]
+                              for word in re.split(r"[ .\-]+", folder) if word)
+
+
+# A URL written as a template for its user and password (rtsp://user:pass@ip:554/…, postgres://USER:PASS@HOST/DB).
+_URL_USER_BEFORE = re.compile(r"://(?i:user(?:name)?|usr|login|name)?:$")
+_PASSWORD_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret"})
+
+
 def known_safe(kind: str, value: str, after: str, before: str = "") -> bool:
     """Is the ``value`` a finding of ``kind`` covers (between ``before`` and ``after``) a known-safe shape?"""
-    if version_like(value):
-        return True  # "jsonwebtoken": "^9.0.2", curl 7.88.1-10+deb12u14: a version
+    if version_like(value) or _AGE_RECIPIENT.match(value):
+        return True  # "jsonwebtoken": "^9.0.2", curl 7.88.1-10+deb12u14: a version; age1…: a public key
+    if kind == "url_password" and value.lower() in _PASSWORD_WORDS and _URL_USER_BEFORE.search(before):
+        return True  # rtsp://user:pass@ip:554: the words that say where a user and a password go
     if _HOST_LABELS.match(value) and _AT_USER.search(before) and _AFTER_HOST.match(after):
         return True  # root@iZ2zeao9u22qw8abfjd8bwZ:~/app# ls: a host in a prompt or an ssh/scp target
     # A quoted camelCase word is a string literal; a quoted member access is a bound expression in a template
@@ -121,4 +147,11 @@ def known_safe(kind: str, value: str, after: str, before: str = "") -> bool:
         return True  # pass: String? = null, fun f(pass: String), credentials?: XCredentials;: a type
     if value.isalpha() and value[:1].isupper() and after[:1] == " " and after[1:2].isalpha() and name_like(value):
         return True  # **PASS: Functionality Validation**: a sentence goes on
-    return kind in _GENERIC_KINDS and _known_generic(value)
+    return kind in _GENERIC_KINDS and (_known_generic(value) or _file_name_in_path(before) or _under_an_id_key(before))
+
+
+def _under_an_id_key(before: str) -> bool:
+    """{"projectId":"prj_…","orgId":"team_…"}: a random value a generic rule found, under a key that names an id
+    (``names.names_an_id``, as the entropy rule asks of its own tokens)."""
+    key = key_before(before)
+    return bool(key) and names_an_id(key)

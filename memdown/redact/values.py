@@ -13,7 +13,7 @@ MARKER_PREFIX = "[REDACTED:"
 _NULLISH = frozenset(
     "none null nil undefined true false yes no on off empty required optional "
     "str string bytes int integer bool boolean any secretstr include omit same-origin "
-    "await new yield lambda function async typeof not this self changeme changeit".split()
+    "await new yield lambda function async typeof not this self changeme changeit value dummy placeholder".split()
 )
 # A variable expansion or template, quoted or not: it names a value that lives elsewhere.
 _EXPANSION = re.compile(
@@ -25,6 +25,7 @@ _EXPANSION = re.compile(
       | %\(?[A-Za-z_]*\)?s?%?$              # %s, %(name)s, %VAR%
       | \{\{.*\}\}$                         # {{ template }}
       | \{[A-Za-z_][A-Za-z0-9_.]*\}$        # {name} (f-string, format)
+      | \{\d{0,2}\}$                        # {0}, {} (a positional format field)
       | (?:process\.env|os\.environ|os\.getenv|getenv|ENV\[|env\.|secrets\.|vars\.)
     )""",
     re.X,
@@ -36,6 +37,9 @@ _PLACEHOLDER = re.compile(
       | <[^>]*>$                            # <your-token>
       | \[[A-Z_]+\]$                        # [UNK], [MASK]
       | [*xX.\u2022_-]+$                    # ****, xxxx, ..., ----
+      | [^\s.…]{0,5}(?:\.{3}|…)$            # sk-..., eyJ..., 0x…: a prefix of at most 5 characters, then elided
+      | \?$                                 # a SQL bind parameter: WHERE token = ?
+      | (?i:your)[-_][A-Za-z0-9_-]*$        # your-api-key, your_app_secret: where yours goes
     )""",
     re.X,
 )
@@ -106,6 +110,34 @@ def name_like(ident: str) -> bool:
     return True
 
 
+# A hump of an identifier: an acronym with its digits (BF16, FP32, HTTP2), a word (Linear, to), one
+# capital with digits (V2, S3), digits, or an underscore.
+_IDENT_HUMP = re.compile(r"[A-Z]{2,}\d*(?=[A-Z][a-z]|\d|_|$)|[A-Z]?[a-z]+\d*|[A-Z]\d*|\d+|_")
+
+
+def identifier_of_words(token: str) -> bool:
+    """An identifier spelled in words and acronyms (``LinearBF16ToFP32Grad``, ``OAuth2Client``,
+    ``HTTP2ServerTransport``) rather than random characters: 80 % of it in humps that are words (with a
+    vowel; ``To``, ``Grad``), acronyms of 2-5 capitals or one capital with digits (``V2``), and no two
+    one-letter humps side by side (``…fL2mNq8…``, how a random key splits)."""
+    if not IDENT.match(token):
+        return False
+    humps = _IDENT_HUMP.findall(token)
+    if "".join(humps) != token:
+        return False
+    good, single_before = 0, False
+    for hump in humps:
+        letters = hump.rstrip("0123456789")
+        single = len(letters) == 1 and hump != "_"
+        if single and single_before:
+            return False
+        single_before = single
+        if letters.isupper() and len(letters) <= 5 or hump == "_" or hump.isdigit() or \
+                len(letters) >= 2 and _wordlike(letters):
+            good += len(hump)
+    return good * 10 >= len(token) * 8
+
+
 def named_path(piece: str) -> bool:
     """``/data/app/~~Lm5LxP-ZSZ6FcG==/com.app/lib``, ``/var/folders/tn/0h15r9x96q96h4l0dc6v/T``: a path from a
     named root (its first two folders are names), whatever generated folder it holds further down."""
@@ -168,7 +200,8 @@ def code_reference(value: str, after: str = "", quoted: bool = False) -> bool:
     if quoted:
         return False
     if after in ("(", "[", "{") and IDENT_OR_DOTTED.match(v):
-        return name_like(v)  # get_secret(), os.environ["X"]
+        # get_secret(), os.environ["X"], LinearBF16ToFP32Grad.apply(x)
+        return name_like(v) or all(identifier_of_words(p) for p in v.split("."))
     if _CALL.match(v):
         # get_pw(x), os.environ[ + "X": a call or subscript that closes, or opens a string;
         # U[VVvPHX8H is a password that starts like one.
