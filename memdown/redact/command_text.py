@@ -50,7 +50,7 @@ def find_command_lines(text: str) -> list[Span]:
 
     spans: list[Span] = []
     pos = 0
-    for line in text.split("\n"):
+    for line in _logical_lines(text):
         start_of_line, pos = pos, pos + len(line) + 1
         if len(line) > MAX_LINE or len(line) < 6:
             continue
@@ -68,6 +68,23 @@ def find_command_lines(text: str) -> list[Span]:
                 continue  # already redacted: never a marker's inside (idempotent)
             spans.append(("arg", start_of_line + begin + s, start_of_line + begin + e))
     return spans
+
+
+def _logical_lines(text: str) -> list[str]:
+    """``text``'s lines, a ``\\``-continued line joined with the next (``mysqldump \\`` / ``-p'PW' shop``
+    is one command). The backslash and newline become two spaces: each logical line has the length of
+    the text it stands for, so offsets into it are offsets into ``text``."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        while line.endswith("\\") and not line.endswith("\\\\") and i + 1 < len(lines) and len(line) <= MAX_LINE:
+            i += 1
+            line = line[:-1] + "  " + lines[i]
+        out.append(line)
+        i += 1
+    return out
 
 
 def _changed_part(raw: str, shown: str, start: int, end: int) -> tuple[int, int]:
@@ -99,7 +116,33 @@ def _command_start(line: str) -> int:
         if anchor is not None or piped or \
                 _usage_takes_secret(first.group()) or _names_a_secret_key(line[clause:]):
             return clause  # echo … | sudo -S, wpa_passphrase n PW >> f, net user u PW: from the first word
-    return _pipeline_start(line, anchor.start(1)) if anchor is not None else _secret_in_prose(line)
+    if anchor is not None:
+        return _pipeline_start(line, anchor.start(1))
+    prose = _secret_in_prose(line)
+    return prose if prose >= 0 else _flagless_command(line, clauses[0])
+
+
+def _flagless_command(line: str, lead: int) -> int:
+    """A line that is a command with no flag (``sqlplus hr/PW@db``, ``schtasks /create … /rp PW``, a
+    ``     1\t``-numbered line of a script): its first word program-shaped, two or more words after it, one
+    of them no safe shape (``commands.safe_piece``). Its values are judged as a command's; the words a
+    sentence is made of are safe shapes and stay."""
+    from .commands import safe_piece
+
+    first = _FLAGLESS_PROGRAM.match(line, lead)
+    if first is None or not line.isascii() or _CODE_CHARACTERS.search(line, lead) or _FILE_MODE.match(first.group()):
+        return -1  # code (x = f(y);), an ls -l row, a log line, text in another script: not a command
+    words = line[first.end():].split()
+    if len(words) < 2 or len(words) > MAX_WORDS:
+        return -1
+    return lead if any(len(w) >= 6 and "[REDACTED:" not in w and "/" not in w and not safe_piece(w.strip("'\"`"))
+                       for w in words) else -1
+
+
+# A flagless command's program: lower-case letters (a trailing digit: db2, python3), no number or date first.
+_FLAGLESS_PROGRAM = re.compile(r"(?:\.{0,2}/|~/)?[a-z][a-z_.+/-]*[0-9]?(?=[ \t])")
+_CODE_CHARACTERS = re.compile(r"[(){};,]| =|==|=>|\\[uxUe0-9]")  # \uE0B0, \033: escapes in code; C:\ops\x.bat is a path
+_FILE_MODE = re.compile(r"[-dlcbps][-rwxsStT]{9}")
 
 
 _WORDS = LazyPattern(r"\S+")
@@ -128,10 +171,11 @@ def _secret_in_prose(line: str) -> int:
 
 def _usage_takes_secret(word: str) -> bool:
     """A program whose usage puts a password in a place of its own (``net user u PW``, ``vault login PW``)."""
-    from .commands import POSITIONAL_SECRETS, PASSWORD_FLAGS, USER_PASS_FLAGS
+    from .usages import CONNECT_STRING_PROGRAMS, PASSWORD_FLAGS, POSITIONAL_SECRETS, USER_PASS_FLAGS
 
     name = word.rsplit("/", 1)[-1]
-    return name in PASSWORD_FLAGS or name in USER_PASS_FLAGS or any(p == name for p, _s in POSITIONAL_SECRETS)
+    return name in PASSWORD_FLAGS or name in USER_PASS_FLAGS or name in CONNECT_STRING_PROGRAMS or \
+        any(p == name for p, _s in POSITIONAL_SECRETS)
 
 
 def _names_a_secret_key(line: str) -> bool:

@@ -28,16 +28,13 @@ import re
 
 from .names import name_parts, name_says_secret
 from .values import mixed_like_generated, named_path, version_like
+from .word_shape import HEX_LITERAL as _HEX_LITERAL, word_like
 
 MARK = "[REDACTED:arg]"
 _RUN = re.compile(r"[A-Za-z0-9]+")
 _WORDLIKE = re.compile(r"[a-z]+\d{0,4}|[A-Z]+\d{0,4}|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*)*\d{0,4}|\d+")
 _INNER_DIGITS = re.compile(r"([a-z]+)(\d+)([a-z]+)\d*")
-_HEX = re.compile(r"[0-9a-f]+")
-_HEX_LITERAL = re.compile(r"0x[0-9a-fA-F]{1,16}")
 _HEX_LITERAL_WORD = re.compile(r"\b0x[0-9a-fA-F]{1,16}\b")  # gpg --recv-keys 0xABCDEF12
-_GROUPS = re.compile(r"[A-Za-z]+|\d+")
-_CAMEL_PARTS = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _PLACEHOLDER = re.compile(r"(?:YOUR|MY|CHANGE|REPLACE|XXX|<)[A-Z_<>-]*|x{3,}|\*{3,}|\.{3}")  # YOUR_KEY, <token>
 _REGEX = re.compile(r"\[\^?[A-Za-z0-9]-[A-Za-z0-9]|\{\d+,\d*\}|\\[dwsS]")  # REG_TOKEN=[A-Z0-9]{20,}: a pattern
@@ -46,51 +43,12 @@ _MARKER = re.compile(r"\[REDACTED:\w+\]")  # already redacted: redaction stays i
 _PIECE = re.compile(r"[!-~]+")  # a piece: printable ASCII between spaces and other scripts' text
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
 _VARIABLE = re.compile(r"\$(?:\w+|\{[^}]*\}|\([^)]*\))|\{\w*\}|%s")  # $PW, ${PW}, $(cmd); {0}, %s templates
+_URL_SEGMENT = re.compile(r"[^/?&=@:#]+")
 _URL_CREDENTIALS = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)(@)")
-# Programs whose own flag (by letter) takes a password; glued (-pPW) or separate.
-PASSWORD_FLAGS = {"mysql": "p", "mysqldump": "p", "mysqladmin": "p", "mariadb": "p", "mariadb-dump": "p",
-                  "sshpass": "p", "sqlcmd": "P", "bcp": "P", "osql": "P", "isql": "P", "unzip": "P", "zip": "P",
-                  "7z": "p", "7za": "p", "rar": "p", "unrar": "p", "redis-cli": "a", "ldapsearch": "w",
-                  "ldapmodify": "w", "ldapadd": "w", "ldapdelete": "w", "ldappasswd": "ws", "mongo": "p",
-                  "mongosh": "p", "mongodump": "p", "mongorestore": "p", "mongoexport": "p", "mongoimport": "p",
-                  "openssl": "k", "rdesktop": "p", "vncpasswd": "", "smbpasswd": "", "pg_dump": "", "keytool": ""}
-GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump"})  # -p alone prompts
-USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user",), "smbclient": ("-U", "--user"),
-                   "rpcclient": ("-U",), "net": ("-U",), "svn": ("--password",), "lftp": ("-u", "--user"),
-                   "ncftp": ("-u",)}
-# A password by its position after a subcommand: (program, subcommand) -> position (1 = the first word after it).
-POSITIONAL_SECRETS = {("htpasswd", "-b"): 3, ("rabbitmqctl", "add_user"): 2, ("rabbitmqctl", "change_password"): 2,
-                      ("net", "user"): 2, ("vault", "login"): 1, ("openssl", "passwd"): -1, ("redis-cli", "auth"): 1,
-                      ("redis-cli", "AUTH"): 1, ("smbpasswd", "-a"): 2, ("dscl", "-passwd"): 3,
-                      ("wpa_passphrase", None): 2}
-STDIN_READERS = frozenset({"chpasswd", "passwd", "sudo", "docker", "podman", "helm", "vault", "kinit", "gpg",
-                           "openssl", "cryptsetup", "htpasswd", "mysql", "psql", "sqlcmd", "ssh-add", "expect"})
-
-
-def word_like(run: str) -> bool:
-    """A letter-and-digit run a reader needs and a random secret rarely is: letters in a word's case
-    pattern (``XFrameOptionsMiddleware``, ``iOS``, ``PRs``; not ``kJhGfDsAqWeR``), at most three
-    letter/digit groups (``python3``, ``200p``, ``1Password``, ``sha256sum``, ``vca1a``; not ``Tr0ub4dor``)
-    unless lowercase and hex-like, a hex id up to 16 (``35a82d``), a full git SHA, a hex literal."""
-    if run.isdigit() or (run.isalpha() and _cased_like_words(run)):
-        return True
-    if _HEX.fullmatch(run) and (4 <= len(run) <= 16 or len(run) in (40, 64)) or _HEX_LITERAL.fullmatch(run):
-        return True
-    groups = _GROUPS.findall(run)
-    if not all(_cased_like_words(g) for g in groups if g.isalpha()):
-        return False
-    if len(groups) <= 3:
-        return len(groups) < 3 or groups[1].isdigit() or len(groups[1]) <= 2  # 0p20, 1x2; not 1ab2
-    return all(len(g) == 1 for g in groups if g.isalpha())  # 13T130736Z: a timestamp, not a key
-
-
-def _cased_like_words(letters: str) -> bool:
-    """Letters in a word's case pattern: any run under 12 letters; a longer one camelCase whose parts
-    average 2.5 letters or more (``getUserByIdAndName``; not ``kJhGfDsAqWeRtY``)."""
-    upper = sum(c.isupper() for c in letters)
-    if len(letters) < 12 or upper == 0 or upper == len(letters):
-        return True
-    return len(letters) >= 2.5 * len(_CAMEL_PARTS.findall(letters))
+from .usages import (CONNECT_STRING_PROGRAMS, GLUED_ONLY, PASSWORD_FLAG_NAMES, PASSWORD_FLAGS,  # noqa: F401
+                     POSITIONAL_SECRETS, STDIN_READERS, USER_PASS_FLAGS)
+# user/PW@db: an Oracle connect string (the password between the first "/" and the last "@").
+_CONNECT = re.compile(r"^((?:\w+=)?[A-Za-z_][\w$#]*/)(.+)(@[\w.:/\-\[\]]+)$")
 
 
 def _path_like(piece: str) -> bool:
@@ -123,6 +81,8 @@ def _piece_masked(piece: str) -> str:
     """One piece: ``NAME=value`` keeps its name (the value judged, or masked when the name says secret)."""
     if safe_piece(piece) and not ("=" in piece and _secret_assignment(piece)):
         return piece
+    if "://" in piece:  # a URL keeps its scheme, host and path names: only a segment of no safe shape goes
+        return _URL_SEGMENT.sub(lambda m: m.group() if safe_piece(m.group()) else MARK, piece)
     name, eq, value = piece.partition("=")
     if eq and _NAME.fullmatch(name) and safe_piece(name):  # not xjqIT8K6QEXM=@YiF7: a password with an "="
         return f"{name}={_secret_value(value) if _names_secret(name.rsplit('.', 1)[-1]) else _piece_masked(value)}"
@@ -152,7 +112,7 @@ def _names_secret(name: str) -> bool:
 def _flag_says_secret(flag: str) -> bool:
     name = flag.lstrip("-")
     return len(name) > 1 and _NAME.fullmatch(name) is not None and (
-        name in ("passin", "passout", "pass") or _names_secret(name))
+        name.lower() in PASSWORD_FLAG_NAMES or _names_secret(name))
 
 
 def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: one walk over a command's words
@@ -182,6 +142,10 @@ def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: o
             continue
         if word.startswith("-") and len(word) > 1 and not word[1].isdigit():
             flag, eq, value = word.partition("=")
+            if not word.startswith("--") and len(word) > 2 and word[1] not in letters and not safe_piece(flag[1:]) \
+                    and not _flag_says_secret(flag):
+                out[k] = word[:2] + MARK  # -pX9#k…, -hpX9#k…, -PX9=k…: a value glued to a one-letter flag, no safe shape
+                continue
             if word.startswith("--") or not letters or len(flag) > 2 and flag.lstrip("-").isalpha() and _flag_says_secret(flag):
                 if eq:
                     out[k] = f"{flag}={_secret_value(value) if _flag_says_secret(flag) else _after_colon(value) if flag in user_pass else _pieces_masked(value)}"
@@ -206,8 +170,14 @@ def mask_argv(argv: list[str], fed_stdin: bool = False) -> list[str]:  # long: o
         slash_name, colon, slash_value = word[1:].partition(":") if word.startswith("/") else ("", "", "")
         if fed_stdin and prog in ("echo", "printf"):
             out[k] = _secret_value(word)
+        elif prog in CONNECT_STRING_PROGRAMS and _CONNECT.match(word):
+            connect = _CONNECT.match(word)
+            out[k] = f"{connect[1]}{_secret_value(connect[2])}{connect[3]}"
         elif _secret_position(prog, argv[start + 1:], k - start - 1):
             out[k] = _secret_value(word)
+        elif k > start + 1 and argv[k - 1][:1] == "/" and _flag_says_secret(argv[k - 1][1:].lower()) and \
+                argv[k - 1][1:].isalpha():
+            out[k] = _secret_value(word)  # schtasks /rp PW: a Windows-style flag, its value separate
         elif colon and slash_value and (slash_name.lower() in ("p", "pw", "pass") or _names_secret(slash_name)):
             out[k] = f"/{slash_name}:{_secret_value(slash_value)}"  # xfreerdp /p:PW, a Windows-style flag
         elif positional > 1 and key_says_secret(argv[k - 1]) and not _file_like(word):
