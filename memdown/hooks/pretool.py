@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # memdown's own read-only recall skill may run without a permission rule, when the file the client will load
 # is the plugin's own (skillorigin); any other skill (and any other tool) is left to the user's settings.
 RECALL_SKILL = "memdown:memory-recall"
-MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed: fail open
+MAX_COMMAND = 100_000  # longer commands (generated scripts) are not parsed within the budget: _too_long_to_parse
 
 
 def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookOutput | None:
@@ -51,7 +51,7 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
         return HookOutput("PreToolUse", permission="allow", permission_reason="memdown: read-only memory recall")
     command = tool_input.get("command")
     if isinstance(command, str) and len(command) > MAX_COMMAND:
-        return None
+        return _too_long_to_parse(payload, command, client)
     from .. import shellguard
     from ..envflags import memdown_home_dir
 
@@ -72,6 +72,45 @@ def answer(payload: dict[str, Any], root: Any = None, client: str = "") -> HookO
     if hit is None:
         return None
     return HookOutput("PreToolUse", permission="deny" if client == "codex" else hit[0], permission_reason=hit[1])
+
+
+def _too_long_to_parse(payload: dict[str, Any], command: str, client: str) -> HookOutput | None:
+    """A command too long to parse in the hook's budget is not waved through when it could be what a rule
+    forbids: padding (``git push --force`` then 100,000 blanks) must not buy a pass. When it names a program or
+    path a guard of this machine watches (or, in another client's shell, memdown), a person decides (Codex:
+    denied, it refuses ``ask``); a long command that names none passes, as before; both are logged."""
+    from .. import shellguard
+    from ..envflags import memdown_home_dir
+
+    folded = command.casefold()
+    named = {"memdown"} if client and "memdown" in folded else set()  # PERSON commands: other clients' shells
+    live = _rule_stands(payload)
+    for guard in shellguard.load(memdown_home_dir()):
+        words = {str((rule.get("argv") or [""])[0]) for rule in guard.get("forbid") or ()}
+        words |= {str(rule.get("program") or "") for rule in guard.get("require") or ()}
+        words |= {_literal_part(str(path)) for path in guard.get("paths") or ()}
+        hits = {w for w in words if w and w.casefold() in folded}
+        if hits and live(guard):  # a rule a person took back stops nothing, here too
+            named |= hits
+    if not named:
+        _log(payload, f"a {len(command):,}-character command not checked (over {MAX_COMMAND:,}): "
+                      "it names no guarded program")
+        return None
+    shown = ", ".join(sorted(named))
+    _log(payload, f"a {len(command):,}-character command names {shown}: a person decides")
+    return HookOutput("PreToolUse", permission="deny" if client == "codex" else "ask", permission_reason=(
+        f"memdown: this command is {len(command):,} characters long, too long to check against your rules "
+        f"(limit {MAX_COMMAND:,}), and it mentions {shown}, which a rule or memdown itself watches. Check it "
+        "before it runs; a shorter command or a script file is checked as usual."))
+
+
+def _literal_part(pattern: str) -> str:
+    """The longest run of a path pattern's last component that a command naming the path must contain
+    (``*.lock`` -> ``.lock``)."""
+    last = pattern.rstrip("/").rsplit("/", 1)[-1]
+    for glob in "*?[]":
+        last = last.replace(glob, "\0")
+    return max(last.split("\0"), key=len)
 
 
 def _rule_stands(payload: dict[str, Any]):
