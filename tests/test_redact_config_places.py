@@ -63,6 +63,7 @@ KEPT = [
     "ACL SETUSER ci on #5e884898da28047151d0e56f8dc62927 allkeys",
     # credential-file words near ordinary pairs
     "see host:8080 in the secrets doc",
+    "the secrets doc says build:Ab12Cd34Ef passed",  # user:value; "secrets" is no file name here
     "X:\\03_ACG\\addons\\models\\applicant.py:239:    def action_generate_portal_credentials(self):",
     "the .htpasswd lines look like user:hash, one a line",
     "localhost:5432:mydb:postgres:password",
@@ -71,6 +72,7 @@ KEPT = [
     "    case none = 0",
     "    if n < 50:",
     "    retries = 0",
+    "eth0 UP 10Gb 1.5k",  # four fields, the last no address
     # directives that are words or references
     "requirepass foobared",
     "secret sauce",
