@@ -45,6 +45,14 @@ SECRET = [
     # a pre-shared key is a credential in every syntax
     (f"[wifi]\nssid = Office\npsk = {PW}\n", PW),
     (f'hostapd:\n  wpa_psk: "{PW}"\n', PW),
+    # a passphrase with blanks under a credential key is a value, not a sentence
+    ("db:\n  user: app\n  password: correct horse battery staple\n", "horse battery"),
+    ("[smtp]\nhost = mail.example.org\npassphrase = purple monkey dishwasher 42\n", "monkey dishwasher"),
+    # values of formats without code are literals: a dotted word or a call shape is no reference there
+    ("DB_HOST=db\nDB_PASSWORD=k(9mP2qL7wR4vZ)\n", "9mP2qL7wR4vZ"),
+    ("DB_PASSWORD=k(9mP2qL7wR4vZ)", "9mP2qL7wR4vZ"),
+    ("export DB_PASSWORD=hunter.twotwo.prod", "twotwo"),
+    ("db:\n  host: x\n  password: hunter.twotwo.prod\n", "twotwo"),
 ]
 
 KEPT = [
@@ -78,6 +86,16 @@ KEPT = [
     "secret sauce",
     "auth_pass ${PW}",
     "secret_key_file /etc/x.key",
+    # blanks in a message, a placeholder in groups; code keeps its references
+    "db:\n  user: app\n  password: Password is required\n",
+    "form:\n  user: name\n  password: Enter your password\n",
+    'MAIL_USER=x\nMAIL_PASSWORD="xxxx xxxx xxxx xxxx"\n',
+    "cfg = {\n  user: cfg.user,\n  password: cfg.password,\n}",
+    "    user = settings.DB_USER\n    password = settings.DB_PASS\n",
+    'SECRET_KEY=os.environ["X"]',
+    "JWT_SECRET=secret",
+    "SECRET_KEY=change_this_to_random_secret",
+    'password = "secrets.json"',
 ]
 
 

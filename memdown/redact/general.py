@@ -81,6 +81,17 @@ def _generated_stem(value: str) -> bool:
     return mixed_like_generated(value)
 
 
+_FILE_EXTENSIONS = frozenset(
+    "txt json yml yaml toml ini cfg conf env pem key crt cer der p12 pfx jks gpg asc pub sh py js ts rb go md csv xml "
+    "html log db sqlite bin dat enc age kdbx zip gz tar".split())
+
+
+def _unknown_extension(value: str) -> bool:
+    """``hunter.twotwo.prod``: the part after the last dot is no file type, so the dotted literal is no file name."""
+    tail = value.rsplit(".", 1)[-1].lower()
+    return not tail.isdigit() and tail not in _FILE_EXTENSIONS
+
+
 def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool:
     """Is ``value`` (after a secret name) data worth redacting?"""
     v = value.strip()
@@ -90,8 +101,9 @@ def data_value(value: str, strength: str, quoted: bool, after: str = "") -> bool
         return False  # YAML tags, block scalars, anchors, flags
     if not quoted and code_reference(v, after) and (after and after in "([{" or not _random_part(v)):
         return False  # win32api.RegOpenKeyEx is code; pat5ikqXf3Y9QxGtk.e568e6… is a token
-    if _FILE_LIKE.match(v) and not _generated_stem(v) or _TEMPLATE.search(v) and _format_string(v):
-        return False
+    if _FILE_LIKE.match(v) and not _generated_stem(v) and not (quoted and strength == "strong" and _unknown_extension(v)) \
+            or _TEMPLATE.search(v) and _format_string(v):
+        return False  # a file name or version; a literal password is never one with an unknown extension (hunter.twotwo.prod)
     if strength == "weak":
         if _NAMESPACED_DIGEST.match(v):
             return False  # "key": "v2:<sha256>": a versioned content digest (a cache key), not a credential
@@ -154,21 +166,29 @@ def _named(m: re.Match[str], text: str) -> Span | None:
     if name == "bare" and m.group("sep") in ("=", ":=") and bool(m.group("pre")) != bool(m.group("post")):
         return None  # "password= then" in prose
     end = _extend(text, m.end(name), name == "bare" and len(value) == CAP, _BARE_REST)
-    if not data_value(value, strength, name != "bare", text[m.end():m.end() + 1]):
+    # NAME=value with nothing around "=": an env/shell assignment, whose value is a literal (never a.b or f(x))
+    env_literal = name == "bare" and m.group("sep") == "=" and not m.group("pre") and not m.group("post") \
+        and m.group("key").isupper() and not m.group("kq")
+    if not data_value(value, strength, name != "bare" or env_literal, text[m.end():m.end() + 1]):
         # `abc&def123XY` stops the match at `&`, `U[VVvPHX8H` at `[`: judge the whole value,
         # unless what stopped it opens a call or subscript: of a dotted name (`hmac.HMAC(` on a
         # line that goes on) or one that closes on its line (`f(x)`).
-        if name != "bare" or end == len(text) or text[end] == "\n" or "." in value and (
-                text[end] in "([{") or call_closes(text, end):
+        if name != "bare" or end == len(text) or text[end] == "\n" or not env_literal and (
+                "." in value and text[end] in "([{" or call_closes(text, end)):
             return None
         end = bare_end(text, m.start(), end)
+        if env_literal and text[end:end + 1] == ")" and text.count("(", m.start(name), end) > text.count(")", m.start(name), end):
+            end += 1  # k(9mP2qL7wR4vZ): the parenthesis the value opened is its own
         value = text[m.start(name):end]
-        if not data_value(value, strength, False, text[end:end + 1]):
+        if not data_value(value, strength, env_literal, text[end:end + 1]):
             return None
     elif name == "bare":
         end = bare_end(text, m.start(), end)
     if value.lower() == m.group("key").rsplit(".", 1)[-1].lower():
         return None
+    if env_literal and any(c in value for c in ".()"):
+        from .listing import KIND as JUDGED  # a literal judged here: its member-access or call shape is no code
+        return (JUDGED, m.start(name), end)
     return (_kind(m.group("key")), m.start(name), end)
 
 

@@ -30,7 +30,7 @@ MAX_LINE = 2000
 KIND = "config"  # judged here already: find_secrets' known-safe filter leaves it alone
 _KV = LazyPattern(
     r"""[ \t]*(?:-[ \t]+|export[ \t]+)?(?P<q>["']?)(?P<key>[A-Za-z_][\w.\-]{0,80})(?P=q)[ \t]*
-    (?P<sep>=>|:=|=|:)[ \t]*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`]*?))[ \t]*[,;]?[ \t]*\r?$""",
+    (?P<sep>=>|:=|=|:)[ \t]*(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>(?:[^\s"'`](?:[^"'`\n]{0,300}?[^\s"'`])?)?))[ \t]*[,;]?[ \t]*\r?$""",
     re.X,
 )
 _HEADER = LazyPattern(r"[ \t]*(?:\[[^\]\n]{1,80}\]|[A-Za-z_][\w.\-]{0,80}:|[{}\[\]],?)[ \t]*\r?$")
@@ -46,20 +46,44 @@ _FENCE = LazyPattern(r"[ \t]*(?:```|~~~)")
 _EMAIL = LazyPattern(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 
 
+# Words that make a value with blanks a sentence or a message, not a passphrase (en, de, fr, es, it, pt, nl).
+_FUNCTION_WORDS = frozenset(
+    "a an the is are was be been to of for in on at by with and or not no your my our you we it this that if "
+    "must should please enter use from as will can may here there when then than "
+    "der die das und ist ein eine nicht le la les un une et est de du des pas el los y es il di che o em um uma "
+    "het een en niet".split())
+_MESSAGE_WORD = LazyPattern(
+    r"(?i)\b(?:pass(?:word|phrase)?s?|secrets?|tokens?|keys?|credentials?|auth\w*|login|user(?:name)?s?)\b")
+
+
+def _sentence(value: str) -> bool:
+    """A value with blanks that reads as a sentence, a message or code (``Password is required``, ``Enter
+    your password.``, ``get(a, b)``), not a passphrase (``correct horse battery staple``)."""
+    words = value.split()
+    if value[-1] in ".!?:" or len(words) > 6 or any(c in value for c in "(){}[]<>=;$%`\"'|\\"):
+        return True
+    return any(w.lower().strip(",;") in _FUNCTION_WORDS for w in words) or bool(_MESSAGE_WORD.search(value))
+
+
 def config_value_safe(value: str, key: str, quoted: bool = False) -> bool:
-    """Is ``value`` under a credential ``key`` in a config a shape that is known not to be a secret?"""
+    """Is ``value`` under a credential ``key`` in a config a shape that is known not to be a secret?
+    ``quoted``: the value is a literal (a quoted string, or any value of a format without code: env,
+    INI, YAML, a conf directive), so only an expansion (``${VAR}``) is a reference, never ``a.b`` or ``f(x)``."""
     from .values import mixed_like_generated
 
     v = value.strip()
-    if not v or any(c.isspace() for c in v) or _OPENS.fullmatch(v) or is_placeholder(v) or v.lower() == key.rsplit(".", 1)[-1].lower() or _NUMBER.fullmatch(v):
+    spaced = any(c.isspace() for c in v)
+    if spaced and (_sentence(v) or all(is_placeholder(w) for w in v.split())):
+        return True  # a message, code, or a placeholder in groups ("xxxx xxxx xxxx xxxx")
+    if not v or _OPENS.fullmatch(v) or is_placeholder(v) or v.lower() == key.rsplit(".", 1)[-1].lower() or _NUMBER.fullmatch(v):
         return True
     if PATH_LIKE.match(v) or re.match(r"[A-Za-z]:\\", v):
         return not any(mixed_like_generated(p) for p in re.split(r"[/\\]", v))
     url = _URL.match(v)
     if url:
         return "@" not in url.group("authority")
-    if _WORDS.fullmatch(v):
-        return all(name_like(w) for w in re.split(r"[-_ ]", v.rstrip("?!")))
+    if _WORDS.fullmatch(v) and not spaced:  # kube-system, hashed: a name; words with blanks: a passphrase
+        return all(name_like(w) for w in re.split(r"[-_]", v.rstrip("?!")))
     return code_reference(v, quoted=quoted)  # self.password, Config::Secret, savedRefresh, getpass(): code names it
 
 
@@ -93,12 +117,32 @@ def find_listing_values(text: str) -> list[Span]:
         if strength is None or not _in_listing(lines, i):
             continue
         value = m.group(value_group)
-        if value.startswith("[REDACTED:") or config_value_safe(value, m.group("key"), value_group != "bare"):
+        literal = value_group != "bare" or _literal_format(lines, i, m)
+        if value.startswith("[REDACTED:") or config_value_safe(value, m.group("key"), literal):
             continue
         if strength == "weak" and _weak_value_safe(value):
             continue
         spans.append((KIND, starts[i] + m.start(value_group), starts[i] + m.end(value_group)))
     return spans
+
+
+_CODE_END = (",", ";", "{", "(", "[")
+
+
+def _literal_format(lines: list[str], i: int, m: re.Match[str]) -> bool:
+    """Is the listing line ``i`` in a format without code, where a bare value is a literal (``DB_PASSWORD=a.b``,
+    YAML ``pass: hunter.twotwo.prod``)? Code ends its lines with ``,``/``;``
+    or opens blocks (``Password: reg.Password,``, ``password = self.pw`` among Python lines)."""
+    line = lines[i]
+    if line.rstrip().endswith((",", ";")):
+        return False
+    sep_start, sep_end = m.start("sep"), m.end("sep")
+    if m.group("sep") == "=" and line[sep_start - 1:sep_start] not in (" ", "\t") and line[sep_end:sep_end + 1] not in (" ", "\t"):
+        return True  # KEY=value: env, properties, shell
+    if m.group("sep") != ":":  # ``key = value`` is Python as often as INI: its references stay references
+        return False
+    near = lines[max(0, i - 2):i + 3]
+    return not any(n.rstrip().endswith(_CODE_END) or n.strip() in ("}", "};", "},") for n in near)  # YAML
 
 
 def _weak_value_safe(value: str) -> bool:
