@@ -71,7 +71,7 @@ KEPT = [
     "ACL SETUSER ci on #5e884898da28047151d0e56f8dc62927 allkeys",
     # credential-file words near ordinary pairs
     "see host:8080 in the secrets doc",
-    "the secrets doc says build:Ab12Cd34Ef passed",  # user:value; "secrets" is no file name here
+    "the secrets doc says mirror:hunter22 passed",  # user:value; "secrets" is no file name here
     "X:\\03_ACG\\addons\\models\\applicant.py:239:    def action_generate_portal_credentials(self):",
     "the .htpasswd lines look like user:hash, one a line",
     "localhost:5432:mydb:postgres:password",
