@@ -34,7 +34,8 @@ from .entropy import ENTROPY_RULES
 from .command_text import find_command_lines
 from .formats import FORMAT_RULES, find_numbered
 from .decode import find_decoded
-from .general import GENERAL_RULES, data_value, find_url_segments
+from .general import GENERAL_RULES, data_value
+from .url_paths import find_url_segments
 from .safe import known_safe
 from .idioms import IDIOM_RULES
 from .listing import KIND as LISTED, find_credential_file_lines, find_credential_pairs, find_listing_values

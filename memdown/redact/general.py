@@ -12,8 +12,8 @@ Each rule here covers a *shape of context*, not a provider:
   ``rabbitmqctl add_user``, ``net use … /user:x v``, ``user/pass@db``, ``-U user%pass``);
 - ``prefixed``: a word prefix (any case: ``pscale_tkn_``, ``NRAK-``, ``ya29.``, ``dp.st.prd.``)
   followed by a random body of any alphabet and length (hex, upper-only, base64 > 300);
-- URL path segments that are random (webhook paths), credential files (``.pgpass``
-  lines, crypt hashes ``$apr1$…``) and base64-wrapped PEM private keys (kubeconfig).
+- credential files (``.pgpass`` lines, crypt hashes ``$apr1$…``) and base64-wrapped PEM private keys
+  (kubeconfig). Random URL path segments (webhook paths) are ``url_paths.py``'s.
 
 Values are judged by ``values.py`` (placeholders, code, paths stay); a weak name
 (``key``, ``token``) needs a random-looking value, a strong one (``password``) any data.
@@ -35,7 +35,7 @@ from .values import IDENT, PATH_LIKE, code_reference, is_placeholder, name_like
 _TEMPLATE = LazyPattern(r"%[-#0-9.]*[sdfrxi]|\{\d*\}")  # "VS%0.f0COMNTOOLS" % version: a format string
 _WORDISH = LazyPattern(r"[a-z]{4,}|[A-Z][a-z]{3,}")
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX_OR_UUID = LazyPattern(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
+HEX_OR_UUID = LazyPattern(r"^(?:[0-9a-f\-]+|[0-9A-F\-]+)$")
 _FILE_LIKE = LazyPattern(r"^[\w\-./]+\.(?:[a-z]{1,5})$|^v?\d+(?:\.\d+)+$")
 _NAMESPACED_DIGEST = LazyPattern(r"^(?:v\d{1,3}|sha\d{0,3}|md5|blake\w{0,3}|xxh\d{0,3}):(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$")
 
@@ -323,7 +323,7 @@ def _prefix_body_ok(prefix: str, body: str) -> bool:
         return False  # generated ids: cube_sm_image_<16>, mcpsrv_01<ulid-like>
     if _UUID.search(body) and not credential_prefix:
         return False  # m-<uuid>-first, agent-<uuid>: ids built from a uuid
-    if _HEX_OR_UUID.match(body):
+    if HEX_OR_UUID.match(body):
         if len(core) < 24 or (not credential_prefix and (len(core) != len(body) or len(prefix) < 4)):
             return False  # a uuid after an ordinary word: an object id
         return any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
@@ -349,37 +349,7 @@ def _prefixed(m: re.Match[str], text: str) -> Span | None:
     return None
 
 
-# --- URL path segments, base64 PEM ---------------------------------------------------
-
-_URL = LazyPattern(r"https?://[^\s/\"'<>]+(?P<path>/[^\s?#\"'<>`)]*)")
-# A word that says the URL grants access by itself: a webhook, a token, a share or invite link.
-_URL_CRED_WORD = LazyPattern(r"(?i)hook|token|apikey|api_key|api-key|secret|/bot|auth|signature|[?&](?:sig|key)="
-                             r"|/(?:share|shared|invite|magic|reset|verify|confirm|access|download|dl|s)/")
-
-
-def find_url_segments(text: str) -> list[Span]:
-    spans: list[Span] = []
-    if "://" not in text:
-        return spans
-    from .commands import generated_like
-    from .entropy import random_looking
-
-    for m in _URL.finditer(text):
-        says_secret = _URL_CRED_WORD.search(m.group()) is not None
-        pos = m.start("path")
-        for seg in m.group("path").split("/"):
-            start, pos = pos, pos + len(seg) + 1
-            if seg.startswith("[REDACTED") or len(seg) < 10:
-                continue
-            if not says_secret:
-                continue  # ids in ordinary URLs (figma files, wiki pages, forms, images) are not secrets
-            if len(seg) >= 16 and (random_body(seg) or (_HEX_OR_UUID.match(seg.replace("@", "-")) and len(seg) >= 24)):
-                spans.append(("url_path_secret", start, start + len(seg)))
-            elif random_looking(seg) or generated_like(seg):
-                # A capability link (https://host/share/<random>): the random segment is the key to it.
-                spans.append(("url_path_secret", start, start + len(seg)))
-    return spans
-
+# --- base64 PEM ---------------------------------------------------------------
 
 _B64_PEM = LazyPattern(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{10,}={0,2}")
 
